@@ -1,0 +1,598 @@
+/*
+ * drydb.h - C interface of drydb, a read-only embedded key/value database.
+ *
+ * This header is hand-written and is the contract of libdrydb. The library is
+ * a Go engine built with -buildmode=c-shared; the header cgo generates for it
+ * is an artefact of the build and is never shipped. A test compares the
+ * functions declared here with the symbols the library exports.
+ *
+ * CONVENTIONS
+ *   - Every function returns an int status (DRYDB_OK = 0) unless stated
+ *     otherwise; results come back through out-pointers, which are written
+ *     only on DRYDB_OK (and, where stated, on DRYDB_NOTFOUND).
+ *   - DRYDB_NOTFOUND is an ordinary status (missing key, cursor at end), not
+ *     a failure: it does not set drydb_errmsg().
+ *   - A failure stores a human-readable detail for the calling thread, read
+ *     with drydb_errmsg(). drydb_strerror(code) gives static text per code.
+ *   - Handles are opaque values, NOT pointers into memory: never dereference
+ *     them. A handle that was closed or freed gives DRYDB_CLOSED, a handle of
+ *     the wrong kind (a cursor passed as a table) or one never returned by the
+ *     library gives DRYDB_BADHANDLE; neither crashes. 64-bit platforms only.
+ *   - Keys and values are byte strings (pointer + length). A NULL pointer is
+ *     accepted with length 0. Any length above DRYDB_MAX_LEN (2^31 - 1) gives
+ *     DRYDB_INVALID. Keys passed in are copied or used only during the call;
+ *     the caller may reuse its buffers as soon as a call returns.
+ *   - A key of length 0 is a real key (the smallest one), never "unbounded":
+ *     ranges say unbounded explicitly with DRYDB_UNBOUNDED.
+ *
+ * LIFETIMES OF RETURNED POINTERS (each function repeats the rule that applies)
+ *   - Uncompressed tables: keys and values point into the mapped file and are
+ *     valid until drydb_close() of the database. Do not free them, do not
+ *     write through them.
+ *   - Compressed tables (and any datum the engine had to materialise): the
+ *     single-row functions drydb_get, drydb_get_many, drydb_at, drydb_index_get
+ *     copy into a buffer owned by the calling thread, valid until the next of
+ *     those four calls on the same thread (or drydb_close). Cursors own their
+ *     buffer: valid until the cursor moves (any cursor call other than
+ *     drydb_cursor_get/drydb_cursor_primary_key) or is closed.
+ *   - Portable code assumes the shorter (compressed) rule everywhere.
+ *   - A returned pointer for a zero-length datum is non-NULL but must not be
+ *     read.
+ *
+ * THREADING
+ *   - Database, table and index handles may be shared freely between threads;
+ *     every read function may run concurrently with any other.
+ *   - drydb_close() may be called while other threads are inside calls on the
+ *     same database: it waits for those calls to return, then unmaps. Calls
+ *     that start after it return DRYDB_CLOSED. Pointers returned earlier into
+ *     the mapping become invalid at close: the caller must ensure no thread
+ *     still reads them.
+ *   - A cursor, and a builder with its table and index builders, belongs to
+ *     one thread at a time (it may move between threads with proper
+ *     synchronisation). Misuse does not crash: calls on one cursor are
+ *     serialised internally.
+ *   - The first call from a new OS thread costs a few microseconds (the Go
+ *     runtime binds to the thread); later calls cost ~50 ns of crossing.
+ *     Prefer thread pools and the batch calls (drydb_get_many,
+ *     drydb_cursor_next_batch), which pay the crossing once per batch.
+ *
+ * PROCESS CAVEATS (the library embeds a Go runtime)
+ *   - Do not fork() without exec() once the library has been called: the child
+ *     hangs at its first call. Python: use the "spawn"/"forkserver" start
+ *     methods of multiprocessing.
+ *   - The library cannot be unloaded: dlclose() is a no-op.
+ *   - GOGC/GOMEMLIMIT/GOMAXPROCS set after process start are ignored; use
+ *     drydb_set_memory_limit() and drydb_set_gc_percent().
+ *   - The runtime installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGPIPE and
+ *     SIGURG and adds SA_ONSTACK to other handlers. A file truncated under an
+ *     open database gives DRYDB_CORRUPT or DRYDB_IO, not SIGBUS.
+ */
+#ifndef DRYDB_H
+#define DRYDB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32)
+#  define DRYDB_API __declspec(dllimport)
+#elif defined(__GNUC__)
+#  define DRYDB_API __attribute__((visibility("default")))
+#else
+#  define DRYDB_API
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Version                                                                   */
+
+#define DRYDB_VERSION_MAJOR 0
+#define DRYDB_VERSION_MINOR 1
+#define DRYDB_VERSION_PATCH 0
+#define DRYDB_VERSION_STRING "0.1.0"
+
+/* The library's version. Any out-pointer may be NULL. Bindings should refuse
+ * a library whose major version differs from the one they were written for. */
+DRYDB_API void drydb_version(int *major, int *minor, int *patch);
+/* Static string "MAJOR.MINOR.PATCH"; do not free. */
+DRYDB_API const char *drydb_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Status codes                                                              */
+
+#define DRYDB_OK          0  /* success */
+#define DRYDB_NOTFOUND    1  /* no such key/row; cursor at end (ordinary status) */
+#define DRYDB_INVALID     2  /* bad argument: NULL out-pointer, absurd length, bad option */
+#define DRYDB_CLOSED      3  /* handle closed or freed, or its database closed */
+#define DRYDB_BADHANDLE   4  /* handle of the wrong kind, or never valid */
+#define DRYDB_CORRUPT     5  /* checksum/structure check failed; file changed underneath */
+#define DRYDB_VERSION     6  /* file format version not supported */
+#define DRYDB_KEYTOOLARGE 7  /* key longer than the page size allows */
+#define DRYDB_DUPLICATE   8  /* builder: key appended twice (table or unique index) */
+#define DRYDB_BADKEY      9  /* key does not fit the table's key kind (width, UTF-8) */
+#define DRYDB_IO          10 /* operating system I/O error (open, read, write, mmap) */
+#define DRYDB_NOMEM       11 /* out of memory */
+#define DRYDB_NOTABLE     12 /* no table of that name */
+#define DRYDB_NOINDEX     13 /* no index of that name */
+#define DRYDB_FILTER      14 /* file uses a page filter not registered in this library */
+#define DRYDB_TOOLARGE    15 /* value or file exceeds a format limit */
+#define DRYDB_INTERNAL    16 /* internal error (a recovered panic); see drydb_errmsg() */
+
+/* Static English text for a status code ("unknown status" for others); do
+ * not free. */
+DRYDB_API const char *drydb_strerror(int code);
+/* Detail of the calling thread's last failure (not cleared by successful
+ * calls; "" if none). Thread-local buffer: valid until the next failing call
+ * on this thread; do not free. */
+DRYDB_API const char *drydb_errmsg(void);
+
+/* ------------------------------------------------------------------------ */
+/* Constants                                                                 */
+
+/* Key kinds (drydb_table_info.key_kind, drydb_builder_table). */
+#define DRYDB_KEY_BYTES     0 /* arbitrary bytes, memcmp order */
+#define DRYDB_KEY_STRING    1 /* UTF-8 bytes, memcmp order */
+#define DRYDB_KEY_INT64     2 /* 8 bytes, see drydb_key_int64 */
+#define DRYDB_KEY_UINT64    3 /* 8 bytes big-endian */
+#define DRYDB_KEY_FLOAT64   4 /* 8 bytes, see drydb_key_float64 */
+#define DRYDB_KEY_UUID      5 /* 16 bytes, RFC 4122 byte order */
+#define DRYDB_KEY_ULID      6 /* 16 bytes, ULID binary form */
+#define DRYDB_KEY_COMPOSITE 7 /* tuple of the kinds above, see drydb_key_append_* */
+
+/* Maximum number of parts of a composite key. */
+#define DRYDB_MAX_PARTS 16
+
+/* Range bound kinds. With DRYDB_UNBOUNDED the key pointer and length are
+ * ignored (may be NULL/0). */
+#define DRYDB_UNBOUNDED 0
+#define DRYDB_INCLUSIVE 1
+#define DRYDB_EXCLUSIVE 2
+
+/* Compression of a table's leaf pages. */
+#define DRYDB_COMPRESS_NONE 0
+#define DRYDB_COMPRESS_ZSTD 1
+#define DRYDB_COMPRESS_S2   2
+
+/* drydb_open flags. */
+#define DRYDB_OPEN_VERIFY 0x1u /* check every page checksum at open (reads the whole file) */
+
+/* drydb_builder_table flags; drydb_table_info.flags. */
+#define DRYDB_DICTIONARY 0x1u /* train and store a compression dictionary for the table */
+
+/* Largest byte length accepted by any call. */
+#define DRYDB_MAX_LEN ((size_t)0x7fffffff)
+
+/* ------------------------------------------------------------------------ */
+/* Handles (opaque; not pointers to memory)                                  */
+
+typedef struct drydb_db drydb_db;             /* an open database */
+typedef struct drydb_table drydb_table;       /* a table of an open database */
+typedef struct drydb_index drydb_index;       /* a secondary index of a table */
+typedef struct drydb_cursor drydb_cursor;     /* a cursor over a table or index range */
+typedef struct drydb_builder drydb_builder;   /* a database being built */
+typedef struct drydb_tbuilder drydb_tbuilder; /* a table being built */
+typedef struct drydb_ibuilder drydb_ibuilder; /* an index being built */
+
+/* ------------------------------------------------------------------------ */
+/* Info structures. Layouts are fixed (offsets in comments) for bindings that
+ * declare them by hand; reserved fields are zero.                            */
+
+typedef struct drydb_db_info {
+    uint32_t format_version;  /*  0 */
+    uint32_t page_size;       /*  4 */
+    int64_t  file_size;       /*  8 bytes */
+    int64_t  created_unix_ns; /* 16 build time, ns since 1970-01-01 UTC */
+    uint8_t  build_id[16];    /* 24 random id of the build */
+    uint64_t table_count;     /* 40 */
+    uint64_t reserved[4];     /* 48 */
+} drydb_db_info;              /* size 80 */
+
+typedef struct drydb_table_info {
+    int32_t  key_kind;                /*  0 DRYDB_KEY_* */
+    uint32_t nparts;                  /*  4 composite parts (0 otherwise) */
+    uint8_t  parts[DRYDB_MAX_PARTS];  /*  8 DRYDB_KEY_* of each part */
+    uint64_t rows;                    /* 24 */
+    uint32_t index_count;             /* 32 */
+    int32_t  compression;             /* 36 DRYDB_COMPRESS_* */
+    int32_t  level;                   /* 40 compression level (0 = default) */
+    uint32_t flags;                   /* 44 DRYDB_DICTIONARY */
+    uint64_t reserved[4];             /* 48 */
+} drydb_table_info;                   /* size 80 */
+
+typedef struct drydb_index_info {
+    int32_t  key_kind;                /*  0 DRYDB_KEY_* of the index key */
+    uint32_t nparts;                  /*  4 */
+    uint8_t  parts[DRYDB_MAX_PARTS];  /*  8 */
+    uint64_t entries;                 /* 24 */
+    uint32_t unique;                  /* 32 1 if unique */
+    uint32_t reserved0;               /* 36 */
+    uint64_t reserved[4];             /* 40 */
+} drydb_index_info;                   /* size 72 */
+
+typedef struct drydb_cache_stats {
+    uint64_t hits;        /*  0 */
+    uint64_t misses;      /*  8 */
+    uint64_t evictions;   /* 16 */
+    uint64_t bytes;       /* 24 bytes currently cached (decompressed pages) */
+    uint64_t reserved[4]; /* 32 */
+} drydb_cache_stats;      /* size 64 */
+
+/* Bindings' own copies of the layouts are checked against these. */
+#define DRYDB_DB_INFO_SIZE     80
+#define DRYDB_TABLE_INFO_SIZE  80
+#define DRYDB_INDEX_INFO_SIZE  72
+#define DRYDB_CACHE_STATS_SIZE 64
+
+#ifndef DRYDB__TYPES_ONLY /* internal: the Go side of the library sees only the types */
+
+/* ------------------------------------------------------------------------ */
+/* Database                                                                  */
+
+/* Open the database file at `path` (memory-mapped, read-only).
+ * flags: 0 or DRYDB_OPEN_VERIFY. cache_bytes: size of the cache of
+ * decompressed pages for compressed tables (0 = default, <0 = DRYDB_INVALID).
+ * Errors: DRYDB_IO, DRYDB_CORRUPT, DRYDB_VERSION, DRYDB_FILTER, DRYDB_INVALID. */
+DRYDB_API int drydb_open(const char *path, uint32_t flags, int64_t cache_bytes,
+                         drydb_db **out);
+
+/* Open a database image held in memory. The library does not copy it: the
+ * caller keeps `data` alive and unmodified until drydb_close() returns. */
+DRYDB_API int drydb_open_memory(const void *data, size_t len, uint32_t flags,
+                                int64_t cache_bytes, drydb_db **out);
+
+/* Close a database: frees its table, index and cursor handles (later use gives
+ * DRYDB_CLOSED), the strings it returned, and unmaps the file. Waits for calls
+ * in progress on other threads. Accepts NULL and already-closed handles
+ * (returns DRYDB_OK); a handle of another kind gives DRYDB_BADHANDLE. */
+DRYDB_API int drydb_close(drydb_db *db);
+
+/* Check every page checksum and structure. DRYDB_OK or DRYDB_CORRUPT. */
+DRYDB_API int drydb_verify(drydb_db *db);
+
+DRYDB_API int drydb_info(drydb_db *db, drydb_db_info *out);
+
+/* Look up user metadata stored by drydb_builder_set_meta. *val: valid until
+ * drydb_close; do not free. DRYDB_NOTFOUND if absent. */
+DRYDB_API int drydb_meta_get(drydb_db *db, const uint8_t *key, size_t klen,
+                             const uint8_t **val, size_t *vlen);
+
+/* Number of tables, and the name of table i (0-based, sorted by name).
+ * *name: NUL-terminated, valid until drydb_close; do not free. i out of
+ * range gives DRYDB_NOTFOUND. */
+DRYDB_API int drydb_table_count(drydb_db *db, size_t *out);
+DRYDB_API int drydb_table_name(drydb_db *db, size_t i, const char **name);
+
+/* Statistics of the decompressed-page cache. */
+DRYDB_API int drydb_cache_stats(drydb_db *db, drydb_cache_stats *out);
+
+/* ------------------------------------------------------------------------ */
+/* Tables                                                                    */
+
+/* The table called `name` (NUL-terminated). The handle needs no closing: it
+ * lives until drydb_close (asking twice gives the same handle).
+ * DRYDB_NOTABLE if absent. */
+DRYDB_API int drydb_table(drydb_db *db, const char *name, drydb_table **out);
+
+DRYDB_API int drydb_table_info(drydb_table *tbl, drydb_table_info *out);
+
+/* Point lookup. DRYDB_NOTFOUND if absent, DRYDB_BADKEY if the key cannot
+ * belong to the table's key kind. *val: uncompressed table: valid until
+ * drydb_close; compressed: thread buffer, valid until the next drydb_get,
+ * drydb_get_many, drydb_at or drydb_index_get on this thread. */
+DRYDB_API int drydb_get(drydb_table *tbl, const uint8_t *key, size_t klen,
+                        const uint8_t **val, size_t *vlen);
+
+/* Batch lookup of n keys, concatenated in `keys` with lengths klens[0..n).
+ * Writes vals[i], vlens[i], found[i] (1/0; vals[i]=NULL, vlens[i]=0 when not
+ * found). Returns DRYDB_OK even if some keys are missing. n = 0 is allowed.
+ * Lifetime of vals[i]: as for drydb_get (all n stay valid together). */
+DRYDB_API int drydb_get_many(drydb_table *tbl, size_t n, const uint8_t *keys,
+                             const size_t *klens, const uint8_t **vals,
+                             size_t *vlens, uint8_t *found);
+
+/* Number of rows with lo <(=) key <(=) hi. lokind/hikind: DRYDB_UNBOUNDED,
+ * DRYDB_INCLUSIVE, DRYDB_EXCLUSIVE. */
+DRYDB_API int drydb_count(drydb_table *tbl,
+                          const uint8_t *lo, size_t lolen, int lokind,
+                          const uint8_t *hi, size_t hilen, int hikind,
+                          uint64_t *out);
+
+/* Number of keys < key (the key need not exist). */
+DRYDB_API int drydb_rank(drydb_table *tbl, const uint8_t *key, size_t klen,
+                         uint64_t *out);
+
+/* The n-th row (0-based, key order). DRYDB_NOTFOUND if n >= rows.
+ * Lifetime of *key and *val: as for drydb_get. */
+DRYDB_API int drydb_at(drydb_table *tbl, uint64_t n,
+                       const uint8_t **key, size_t *klen,
+                       const uint8_t **val, size_t *vlen);
+
+/* ------------------------------------------------------------------------ */
+/* Cursors                                                                   */
+/*
+ * A cursor walks the keys of one table (or index) within [lo, hi] bounds.
+ * It starts unpositioned: drydb_cursor_next on a fresh cursor acts as
+ * drydb_cursor_first, drydb_cursor_prev as drydb_cursor_last, so
+ *     while (drydb_cursor_next(c) == DRYDB_OK) drydb_cursor_get(c, ...);
+ * walks the range. Moves return DRYDB_OK when the cursor is on an entry and
+ * DRYDB_NOTFOUND when it ran off the range (the cursor is then "at end": next
+ * and prev keep returning DRYDB_NOTFOUND until a first/last/seek).
+ * drydb_cursor_get on a cursor that is not on an entry gives DRYDB_NOTFOUND.
+ * Pointers from a cursor: valid until the cursor moves or is closed
+ * (uncompressed tables: in fact until drydb_close). Close every cursor
+ * (drydb_close of the database also frees them).
+ */
+
+DRYDB_API int drydb_cursor_open(drydb_table *tbl,
+                                const uint8_t *lo, size_t lolen, int lokind,
+                                const uint8_t *hi, size_t hilen, int hikind,
+                                drydb_cursor **out);
+/* Cursor over the keys that start with prefix p (plen 0: the whole table). */
+DRYDB_API int drydb_cursor_open_prefix(drydb_table *tbl, const uint8_t *p,
+                                       size_t plen, drydb_cursor **out);
+
+DRYDB_API int drydb_cursor_first(drydb_cursor *cur);
+DRYDB_API int drydb_cursor_last(drydb_cursor *cur);
+DRYDB_API int drydb_cursor_next(drydb_cursor *cur);
+DRYDB_API int drydb_cursor_prev(drydb_cursor *cur);
+/* Position on the first key >= k within the bounds (a k below lo positions on
+ * the first entry). DRYDB_NOTFOUND if there is none. */
+DRYDB_API int drydb_cursor_seek(drydb_cursor *cur, const uint8_t *k, size_t klen);
+/* Position on key k exactly, if present within the bounds; else
+ * DRYDB_NOTFOUND (and the cursor is at end). Index cursors: the first entry
+ * whose index key is k. */
+DRYDB_API int drydb_cursor_seek_exact(drydb_cursor *cur, const uint8_t *k, size_t klen);
+/* Position on the n-th row of the table (0-based, whole-table numbering);
+ * DRYDB_NOTFOUND if that row is outside the bounds or n >= rows. */
+DRYDB_API int drydb_cursor_seek_row(drydb_cursor *cur, uint64_t n);
+
+/* The current entry. Index cursors: *key is the index key, *val the row's
+ * value. Lifetime: until the cursor moves or closes. Either pair of
+ * out-pointers may be NULL. */
+DRYDB_API int drydb_cursor_get(drydb_cursor *cur,
+                               const uint8_t **key, size_t *klen,
+                               const uint8_t **val, size_t *vlen);
+/* Index cursors: the primary key of the current entry. Table cursors give
+ * DRYDB_BADHANDLE. Lifetime: until the cursor moves or closes. */
+DRYDB_API int drydb_cursor_primary_key(drydb_cursor *cur,
+                                       const uint8_t **pk, size_t *pklen);
+
+/* Fill up to `max` entries starting at the current entry (a fresh cursor
+ * starts at the first entry, or at the last one if reverse != 0), walking
+ * forward (reverse = 0) or backward, and leave the cursor on the entry after
+ * the last one returned: the next batch call continues from there. *n is the
+ * number filled (1..max) on DRYDB_OK; DRYDB_NOTFOUND (with *n = 0) when there
+ * is no entry left. Index cursors: keys are index keys. Arrays keys, klens,
+ * vals, vlens hold at least max elements; vals/vlens may both be NULL to skip
+ * values. Lifetime: until the cursor moves or closes. */
+DRYDB_API int drydb_cursor_next_batch(drydb_cursor *cur, int reverse, size_t max,
+                                      const uint8_t **keys, size_t *klens,
+                                      const uint8_t **vals, size_t *vlens,
+                                      size_t *n);
+
+/* Free a cursor. Accepts NULL and closed handles (DRYDB_OK). */
+DRYDB_API int drydb_cursor_close(drydb_cursor *cur);
+
+/* ------------------------------------------------------------------------ */
+/* Secondary indexes                                                         */
+
+/* The index called `name` of a table. Lives until drydb_close, like tables.
+ * DRYDB_NOINDEX if absent. */
+DRYDB_API int drydb_index(drydb_table *tbl, const char *name, drydb_index **out);
+DRYDB_API int drydb_index_info(drydb_index *ix, drydb_index_info *out);
+
+/* First entry whose index key equals ikey: its primary key and the row's
+ * value. DRYDB_NOTFOUND if none. Lifetime: as for drydb_get. */
+DRYDB_API int drydb_index_get(drydb_index *ix, const uint8_t *ikey, size_t iklen,
+                              const uint8_t **pk, size_t *pklen,
+                              const uint8_t **val, size_t *vlen);
+
+/* Number of index entries with index key within the bounds. */
+DRYDB_API int drydb_index_count(drydb_index *ix,
+                                const uint8_t *lo, size_t lolen, int lokind,
+                                const uint8_t *hi, size_t hilen, int hikind,
+                                uint64_t *out);
+
+/* Cursors over index entries (index key order, then primary key order). */
+DRYDB_API int drydb_index_cursor_open(drydb_index *ix,
+                                      const uint8_t *lo, size_t lolen, int lokind,
+                                      const uint8_t *hi, size_t hilen, int hikind,
+                                      drydb_cursor **out);
+DRYDB_API int drydb_index_cursor_open_prefix(drydb_index *ix, const uint8_t *p,
+                                             size_t plen, drydb_cursor **out);
+
+/* drydb_cursor_next_batch for index cursors that also returns primary keys
+ * (pks/pklens hold max elements; vals/vlens may be NULL). */
+DRYDB_API int drydb_index_cursor_next_batch(drydb_cursor *cur, int reverse, size_t max,
+                                            const uint8_t **ikeys, size_t *iklens,
+                                            const uint8_t **pks, size_t *pklens,
+                                            const uint8_t **vals, size_t *vlens,
+                                            size_t *n);
+
+/* ------------------------------------------------------------------------ */
+/* Builder                                                                   */
+/*
+ * Build a database from sorted rows: create a builder, add tables (rows in
+ * strictly increasing key order) and their indexes (any order), then build to
+ * a file or to memory, and free the builder. The file is written to a
+ * temporary name and renamed, so a crash never leaves a half-written file.
+ * Table and index builders are freed with their builder.
+ */
+
+/* page_size: 0 = 4096, else a power of two in [1024, 65536].
+ * memory_budget: bytes of RAM for sorting indexes before spilling to
+ * temporary files (0 = 256 MiB). */
+DRYDB_API int drydb_builder_new(uint32_t page_size, int64_t memory_budget,
+                                drydb_builder **out);
+/* Store a metadata pair (read back with drydb_meta_get). */
+DRYDB_API int drydb_builder_set_meta(drydb_builder *b, const uint8_t *key, size_t klen,
+                                     const uint8_t *val, size_t vlen);
+/* Add a table. key_kind: DRYDB_KEY_*; for DRYDB_KEY_COMPOSITE, parts[0..nparts)
+ * are the kinds of its parts (not composite), else parts may be NULL with
+ * nparts 0. compression: DRYDB_COMPRESS_*; level 0 = default; flags: 0 or
+ * DRYDB_DICTIONARY. */
+DRYDB_API int drydb_builder_table(drydb_builder *b, const char *name, int key_kind,
+                                  const uint8_t *parts, size_t nparts,
+                                  int compression, int level, uint32_t flags,
+                                  drydb_tbuilder **out);
+/* Add a secondary index to a table being built; its entries are given with
+ * drydb_builder_index_add. */
+DRYDB_API int drydb_builder_index(drydb_tbuilder *tb, const char *name, int unique,
+                                  int key_kind, const uint8_t *parts, size_t nparts,
+                                  drydb_ibuilder **out);
+/* Append a row; keys strictly increasing. DRYDB_KEYTOOLARGE/DRYDB_BADKEY at
+ * once; a duplicate or out-of-order key gives DRYDB_DUPLICATE/DRYDB_INVALID
+ * here or at build. */
+DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const uint8_t *key, size_t klen,
+                                   const uint8_t *val, size_t vlen);
+/* Append n rows: keys and values concatenated, with their lengths. Stops at
+ * the first failing row (rows before it are appended). */
+DRYDB_API int drydb_builder_append_many(drydb_tbuilder *tb, size_t n,
+                                        const uint8_t *keys, const size_t *klens,
+                                        const uint8_t *vals, const size_t *vlens);
+/* Add an index entry (index key -> primary key of a row of the table). */
+DRYDB_API int drydb_builder_index_add(drydb_ibuilder *ib, const uint8_t *ikey, size_t iklen,
+                                      const uint8_t *pk, size_t pklen);
+DRYDB_API int drydb_builder_index_add_many(drydb_ibuilder *ib, size_t n,
+                                           const uint8_t *ikeys, const size_t *iklens,
+                                           const uint8_t *pks, const size_t *pklens);
+/* Build to a file (written to a temporary name, synced, renamed). A builder
+ * builds once; later calls give DRYDB_INVALID. */
+DRYDB_API int drydb_builder_build_file(drydb_builder *b, const char *path);
+/* Build to memory: *out is allocated with malloc, owned by the caller, freed
+ * with drydb_free. */
+DRYDB_API int drydb_builder_build_memory(drydb_builder *b, uint8_t **out, size_t *len);
+/* Free the builder, its table and index builders, and temporary files.
+ * Accepts NULL and freed handles (DRYDB_OK). */
+DRYDB_API int drydb_builder_free(drydb_builder *b);
+
+/* Free memory the library allocated for the caller (drydb_builder_build_memory).
+ * Accepts NULL. */
+DRYDB_API void drydb_free(void *p);
+
+/* ------------------------------------------------------------------------ */
+/* Runtime knobs (process-wide)                                              */
+
+/* Soft limit on the Go heap in bytes (runtime/debug.SetMemoryLimit); a
+ * negative value only reads the current limit. *old may be NULL. */
+DRYDB_API int drydb_set_memory_limit(int64_t bytes, int64_t *old);
+/* GC target percentage (runtime/debug.SetGCPercent); negative disables the
+ * collector. *old may be NULL. */
+DRYDB_API int drydb_set_gc_percent(int percent, int *old);
+
+#endif /* DRYDB__TYPES_ONLY */
+
+/* ------------------------------------------------------------------------ */
+/* Typed key helpers: inline, no library call. They produce the byte strings
+ * the engine compares with memcmp (package engine/keyenc on the Go side).   */
+
+/* int64: big-endian with the sign bit flipped, so negative < positive. */
+static inline void drydb_key_int64(int64_t v, uint8_t out[8]) {
+    uint64_t u = (uint64_t)v ^ 0x8000000000000000ull;
+    for (int i = 7; i >= 0; i--) { out[i] = (uint8_t)u; u >>= 8; }
+}
+static inline int64_t drydb_key_to_int64(const uint8_t in[8]) {
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
+    return (int64_t)(u ^ 0x8000000000000000ull);
+}
+
+/* uint64: big-endian. */
+static inline void drydb_key_uint64(uint64_t v, uint8_t out[8]) {
+    for (int i = 7; i >= 0; i--) { out[i] = (uint8_t)v; v >>= 8; }
+}
+static inline uint64_t drydb_key_to_uint64(const uint8_t in[8]) {
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
+    return u;
+}
+
+/* float64: IEEE bits big-endian; positive: sign bit flipped, negative: all
+ * bits flipped, so -inf < -1 < -0 < +0 < 1 < +inf. NaNs sort outside. */
+static inline void drydb_key_float64(double v, uint8_t out[8]) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    u = (u & 0x8000000000000000ull) ? ~u : (u ^ 0x8000000000000000ull);
+    drydb_key_uint64(u, out);
+}
+static inline double drydb_key_to_float64(const uint8_t in[8]) {
+    uint64_t u = drydb_key_to_uint64(in);
+    u = (u & 0x8000000000000000ull) ? (u ^ 0x8000000000000000ull) : ~u;
+    double v;
+    memcpy(&v, &u, 8);
+    return v;
+}
+
+/* UUID: the 16 bytes in RFC 4122 (network) order, as printed left to right;
+ * the encoding is the identity. Windows/.NET GUID structures store the first
+ * three fields little-endian: convert them (Guid.ToByteArray is NOT RFC
+ * order) or keys will not sort as expected. */
+static inline void drydb_key_uuid(const uint8_t uuid[16], uint8_t out[16]) {
+    memcpy(out, uuid, 16);
+}
+/* ULID: the 16-byte binary form (48-bit big-endian ms time, 80 bits of
+ * randomness); identity. */
+static inline void drydb_key_ulid(const uint8_t ulid[16], uint8_t out[16]) {
+    memcpy(out, ulid, 16);
+}
+
+/* Composite keys: append each part in order. The appenders write into
+ * dst[pos..cap) and return the new position pos + size of the part; they
+ * write only what fits, so a result > cap means the buffer was too small
+ * (call with dst = NULL, cap = 0 to measure). Fixed-width parts (int64,
+ * uint64, float64, uuid, ulid) are written as above; bytes and strings are
+ * escaped (0x00 -> 0x00 0xFF) and terminated by 0x00 0x01, so a tuple prefix
+ * is a key prefix and tuples sort part by part. */
+static inline size_t drydb__key_put(uint8_t *dst, size_t cap, size_t pos,
+                                    const uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i++, pos++)
+        if (dst && pos < cap) dst[pos] = p[i];
+    return pos;
+}
+static inline size_t drydb_key_append_bytes(uint8_t *dst, size_t cap, size_t pos,
+                                            const void *data, size_t n) {
+    static const uint8_t esc[2] = {0x00, 0xFF}, term[2] = {0x00, 0x01};
+    const uint8_t *p = (const uint8_t *)data;
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] == 0x00) pos = drydb__key_put(dst, cap, pos, esc, 2);
+        else pos = drydb__key_put(dst, cap, pos, p + i, 1);
+    }
+    return drydb__key_put(dst, cap, pos, term, 2);
+}
+/* s: UTF-8, NUL-terminated. */
+static inline size_t drydb_key_append_string(uint8_t *dst, size_t cap, size_t pos,
+                                             const char *s) {
+    return drydb_key_append_bytes(dst, cap, pos, s, strlen(s));
+}
+static inline size_t drydb_key_append_int64(uint8_t *dst, size_t cap, size_t pos, int64_t v) {
+    uint8_t b[8];
+    drydb_key_int64(v, b);
+    return drydb__key_put(dst, cap, pos, b, 8);
+}
+static inline size_t drydb_key_append_uint64(uint8_t *dst, size_t cap, size_t pos, uint64_t v) {
+    uint8_t b[8];
+    drydb_key_uint64(v, b);
+    return drydb__key_put(dst, cap, pos, b, 8);
+}
+static inline size_t drydb_key_append_float64(uint8_t *dst, size_t cap, size_t pos, double v) {
+    uint8_t b[8];
+    drydb_key_float64(v, b);
+    return drydb__key_put(dst, cap, pos, b, 8);
+}
+static inline size_t drydb_key_append_uuid(uint8_t *dst, size_t cap, size_t pos,
+                                           const uint8_t uuid[16]) {
+    return drydb__key_put(dst, cap, pos, uuid, 16);
+}
+static inline size_t drydb_key_append_ulid(uint8_t *dst, size_t cap, size_t pos,
+                                           const uint8_t ulid[16]) {
+    return drydb__key_put(dst, cap, pos, ulid, 16);
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DRYDB_H */
