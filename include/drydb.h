@@ -178,9 +178,11 @@ typedef struct drydb_ibuilder drydb_ibuilder; /* an index being built */
 
 /* ------------------------------------------------------------------------ */
 /* Info structures. Layouts are fixed (offsets in comments) for bindings that
- * declare them by hand; reserved fields are zero.                            */
+ * declare them by hand; reserved fields are zero. They are used with the
+ * struct keyword, like POSIX `struct stat`, because the functions that fill
+ * them carry the same names (drydb_table_info, drydb_index_info, ...).      */
 
-typedef struct drydb_db_info {
+struct drydb_db_info {
     uint32_t format_version;  /*  0 */
     uint32_t page_size;       /*  4 */
     int64_t  file_size;       /*  8 bytes */
@@ -188,9 +190,9 @@ typedef struct drydb_db_info {
     uint8_t  build_id[16];    /* 24 random id of the build */
     uint64_t table_count;     /* 40 */
     uint64_t reserved[4];     /* 48 */
-} drydb_db_info;              /* size 80 */
+};              /* size 80 */
 
-typedef struct drydb_table_info {
+struct drydb_table_info {
     int32_t  key_kind;                /*  0 DRYDB_KEY_* */
     uint32_t nparts;                  /*  4 composite parts (0 otherwise) */
     uint8_t  parts[DRYDB_MAX_PARTS];  /*  8 DRYDB_KEY_* of each part */
@@ -200,9 +202,9 @@ typedef struct drydb_table_info {
     int32_t  level;                   /* 40 compression level (0 = default) */
     uint32_t flags;                   /* 44 DRYDB_DICTIONARY */
     uint64_t reserved[4];             /* 48 */
-} drydb_table_info;                   /* size 80 */
+};                   /* size 80 */
 
-typedef struct drydb_index_info {
+struct drydb_index_info {
     int32_t  key_kind;                /*  0 DRYDB_KEY_* of the index key */
     uint32_t nparts;                  /*  4 */
     uint8_t  parts[DRYDB_MAX_PARTS];  /*  8 */
@@ -210,15 +212,15 @@ typedef struct drydb_index_info {
     uint32_t unique;                  /* 32 1 if unique */
     uint32_t reserved0;               /* 36 */
     uint64_t reserved[4];             /* 40 */
-} drydb_index_info;                   /* size 72 */
+};                   /* size 72 */
 
-typedef struct drydb_cache_stats {
+struct drydb_cache_stats {
     uint64_t hits;        /*  0 */
     uint64_t misses;      /*  8 */
     uint64_t evictions;   /* 16 */
     uint64_t bytes;       /* 24 bytes currently cached (decompressed pages) */
     uint64_t reserved[4]; /* 32 */
-} drydb_cache_stats;      /* size 64 */
+};      /* size 64 */
 
 /* Bindings' own copies of the layouts are checked against these. */
 #define DRYDB_DB_INFO_SIZE     80
@@ -252,7 +254,7 @@ DRYDB_API int drydb_close(drydb_db *db);
 /* Check every page checksum and structure. DRYDB_OK or DRYDB_CORRUPT. */
 DRYDB_API int drydb_verify(drydb_db *db);
 
-DRYDB_API int drydb_info(drydb_db *db, drydb_db_info *out);
+DRYDB_API int drydb_info(drydb_db *db, struct drydb_db_info *out);
 
 /* Look up user metadata stored by drydb_builder_set_meta. *val: valid until
  * drydb_close; do not free. DRYDB_NOTFOUND if absent. */
@@ -266,17 +268,17 @@ DRYDB_API int drydb_table_count(drydb_db *db, size_t *out);
 DRYDB_API int drydb_table_name(drydb_db *db, size_t i, const char **name);
 
 /* Statistics of the decompressed-page cache. */
-DRYDB_API int drydb_cache_stats(drydb_db *db, drydb_cache_stats *out);
+DRYDB_API int drydb_cache_stats(drydb_db *db, struct drydb_cache_stats *out);
 
 /* ------------------------------------------------------------------------ */
 /* Tables                                                                    */
 
-/* The table called `name` (NUL-terminated). The handle needs no closing: it
+/* Open the table called `name` (NUL-terminated). The handle needs no closing: it
  * lives until drydb_close (asking twice gives the same handle).
  * DRYDB_NOTABLE if absent. */
-DRYDB_API int drydb_table(drydb_db *db, const char *name, drydb_table **out);
+DRYDB_API int drydb_table_open(drydb_db *db, const char *name, drydb_table **out);
 
-DRYDB_API int drydb_table_info(drydb_table *tbl, drydb_table_info *out);
+DRYDB_API int drydb_table_info(drydb_table *tbl, struct drydb_table_info *out);
 
 /* Point lookup. DRYDB_NOTFOUND if absent, DRYDB_BADKEY if the key cannot
  * belong to the table's key kind. *val: uncompressed table: valid until
@@ -381,8 +383,8 @@ DRYDB_API int drydb_cursor_close(drydb_cursor *cur);
 
 /* The index called `name` of a table. Lives until drydb_close, like tables.
  * DRYDB_NOINDEX if absent. */
-DRYDB_API int drydb_index(drydb_table *tbl, const char *name, drydb_index **out);
-DRYDB_API int drydb_index_info(drydb_index *ix, drydb_index_info *out);
+DRYDB_API int drydb_index_open(drydb_table *tbl, const char *name, drydb_index **out);
+DRYDB_API int drydb_index_info(drydb_index *ix, struct drydb_index_info *out);
 
 /* First entry whose index key equals ikey: its primary key and the row's
  * value. DRYDB_NOTFOUND if none. Lifetime: as for drydb_get. */
