@@ -1,0 +1,94 @@
+/* drydb through its C ABI (include/drydb.h + libdrydb.so): table "bench"
+ * with DRYDB_KEY_INT64 keys (same 8-byte encoding as bench.h), uncompressed;
+ * gets are zero-copy, get_many is the batch call, scans use a bounded cursor
+ * with drydb_cursor_next_batch (64 entries per call), count is drydb_count. */
+#include "store.h"
+#include <drydb.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SCAN_BATCH 64
+#define MANY_MAX 1024
+
+struct h { drydb_db *db; drydb_table *t; size_t klens[MANY_MAX]; uint8_t found[MANY_MAX]; };
+
+static const char *ver(void) { return drydb_version_string(); }
+
+static int fail(const char *what, int rc) {
+    fprintf(stderr, "drydb %s: %s (%s)\n", what, drydb_strerror(rc), drydb_errmsg());
+    return -1;
+}
+
+static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
+                 const uint8_t *vals, size_t vlen) {
+    drydb_builder *b; drydb_tbuilder *tb; int rc;
+    if ((rc = drydb_builder_new(0, 0, &b))) return fail("builder_new", rc);
+    rc = drydb_builder_table(b, "bench", DRYDB_KEY_INT64, NULL, 0, DRYDB_COMPRESS_NONE, 0, 0, &tb);
+    /* rows go in through drydb_builder_append_many, 1024 per call */
+    size_t kls[1024], vls[1024];
+    for (size_t i = 0; i < 1024; i++) { kls[i] = klen; vls[i] = vlen; }
+    for (size_t i = 0; rc == DRYDB_OK && i < n; i += 1024) {
+        size_t m = n - i < 1024 ? n - i : 1024;
+        rc = drydb_builder_append_many(tb, m, keys + i * klen, kls, vals + i * vlen, vls);
+    }
+    if (rc == DRYDB_OK) rc = drydb_builder_build_file(b, path);
+    if (rc != DRYDB_OK) fail("build", rc);
+    drydb_builder_free(b);
+    return rc == DRYDB_OK ? 0 : -1;
+}
+
+static void *open_(const char *path) {
+    struct h *h = calloc(1, sizeof *h);
+    int rc = drydb_open(path, 0, 0, &h->db);
+    if (rc == DRYDB_OK) rc = drydb_table_open(h->db, "bench", &h->t);
+    if (rc != DRYDB_OK) { fail("open", rc); drydb_close(h->db); free(h); return NULL; }
+    for (size_t i = 0; i < MANY_MAX; i++) h->klens[i] = 8;
+    return h;
+}
+
+static void close_(void *p) { struct h *h = p; drydb_close(h->db); free(h); }
+
+static int get(void *p, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
+    struct h *h = p;
+    int rc = drydb_get(h->t, key, klen, val, vlen);
+    return rc == DRYDB_OK ? 1 : rc == DRYDB_NOTFOUND ? 0 : -1;
+}
+
+static long get_many(void *p, size_t n, const uint8_t *keys, size_t klen,
+                     const uint8_t **vals, size_t *vlens) {
+    struct h *h = p;
+    if (n > MANY_MAX || klen != 8) return -1;
+    if (drydb_get_many(h->t, n, keys, h->klens, vals, vlens, h->found) != DRYDB_OK) return -1;
+    long f = 0;
+    for (size_t i = 0; i < n; i++) f += h->found[i];
+    return f;
+}
+
+static long scan(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen, uint64_t *sum) {
+    struct h *h = p;
+    drydb_cursor *c;
+    const uint8_t *ks[SCAN_BATCH], *vs[SCAN_BATCH];
+    size_t kls[SCAN_BATCH], vls[SCAN_BATCH], got;
+    long rows = 0;
+    if (drydb_cursor_open(h->t, lo, klen, DRYDB_INCLUSIVE, hi, klen, DRYDB_INCLUSIVE, &c)) return -1;
+    while (drydb_cursor_next_batch(c, 0, SCAN_BATCH, ks, kls, vs, vls, &got) == DRYDB_OK) {
+        for (size_t i = 0; i < got; i++) *sum += vls[i] + vs[i][vls[i] - 1];
+        rows += (long)got;
+    }
+    drydb_cursor_close(c);
+    return rows;
+}
+
+static long count(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen) {
+    struct h *h = p;
+    uint64_t n;
+    if (drydb_count(h->t, lo, klen, DRYDB_INCLUSIVE, hi, klen, DRYDB_INCLUSIVE, &n)) return -1;
+    return (long)n;
+}
+
+const struct bench_store bench_store_impl = {
+    .name = "drydb",
+    .config = "KEY_INT64 table, uncompressed, 4 KiB pages; zero-copy get; get_many batch 256; cursor next_batch 64; drydb_count",
+    .version = ver, .build = build, .open = open_, .close = close_, .get = get,
+    .get_many = get_many, .scan = scan, .count = count,
+};
