@@ -1,0 +1,631 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	f "github.com/drydb/drydb/engine/internal/format"
+	"github.com/drydb/drydb/engine/keyenc"
+)
+
+// BuilderOptions configure a Builder. The zero value is usable.
+type BuilderOptions struct {
+	// PageSize is a power of two from 512 to 65536; 0 means 4096.
+	PageSize int
+	// MemoryBudget bounds the bytes of rows held in memory before sorted runs
+	// are spilled to temporary files; 0 means 256 MiB.
+	MemoryBudget int64
+	// TempDir holds spilled runs and overflow values; "" means os.TempDir().
+	TempDir string
+	// Metadata is stored in the file and returned by DB.Info.
+	Metadata map[string][]byte
+}
+
+// TableOptions configure one table.
+type TableOptions struct {
+	Encoding    keyenc.Encoding
+	Compression Compression
+}
+
+// CompressionKind selects a page compressor.
+type CompressionKind uint8
+
+const (
+	CompressNone CompressionKind = 0
+	CompressZstd CompressionKind = 1
+	CompressS2   CompressionKind = 2
+)
+
+func (k CompressionKind) String() string {
+	switch k {
+	case CompressNone:
+		return "none"
+	case CompressZstd:
+		return "zstd"
+	case CompressS2:
+		return "s2"
+	}
+	return "compression(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Compression describes how a table's leaf pages are stored.
+type Compression struct {
+	Kind CompressionKind
+	// Level is the zstd level (1 fastest .. 4 best, as klauspost/compress
+	// defines them; 0 means the default).
+	Level int
+	// Dictionary trains a zstd dictionary from the table's own pages and
+	// stores it in the file.
+	Dictionary bool
+	// Filter names a page filter registered with RegisterFilter, applied to
+	// every leaf block after compression (encryption, for example).
+	Filter string
+}
+
+// IndexOptions configure a secondary index.
+type IndexOptions struct {
+	Unique   bool
+	Encoding keyenc.Encoding
+	// Func, if set, is called once per row (in key order, during Build) and
+	// emits zero or more index keys for it. Without Func the index is fed
+	// with IndexBuilder.Add.
+	Func func(key, val []byte, emit func(ikey []byte))
+}
+
+// Report describes what a build wrote.
+type Report struct {
+	Bytes  uint64
+	Tables []TableReport
+}
+
+// TableReport describes one table of a build.
+type TableReport struct {
+	Name    string
+	Rows    uint64
+	Pages   uint64 // pages of the table's region, overflow values included
+	Bytes   uint64
+	Indexes []TableReport
+}
+
+// Builder writes a drydb file. Create tables with Table, append rows, then
+// call one of the Build methods once. A Builder belongs to one goroutine.
+// Always Close it: Close removes temporary files and is a no-op after Build.
+type Builder struct {
+	opts   BuilderOptions
+	ps     int
+	budget budget
+	tables []*TableBuilder
+	byName map[string]*TableBuilder
+	done   bool
+}
+
+// TableBuilder receives the rows of one table.
+type TableBuilder struct {
+	b       *Builder
+	name    string
+	opts    TableOptions
+	rows    *sorter
+	blob    *os.File // overflow values, page aligned, unlinked
+	blobLen uint64
+	indexes []*IndexBuilder
+	maxKey  int
+}
+
+// IndexBuilder receives the entries of one secondary index.
+type IndexBuilder struct {
+	t       *TableBuilder
+	name    string
+	opts    IndexOptions
+	entries *sorter
+	buf     []byte
+}
+
+// NewBuilder returns a Builder.
+func NewBuilder(opts *BuilderOptions) (*Builder, error) {
+	b := &Builder{byName: map[string]*TableBuilder{}}
+	if opts != nil {
+		b.opts = *opts
+	}
+	b.ps = b.opts.PageSize
+	if b.ps == 0 {
+		b.ps = f.DefaultPageSize
+	}
+	if b.ps < f.MinPageSize || b.ps > f.MaxPageSize || b.ps&(b.ps-1) != 0 {
+		return nil, fmt.Errorf("%w: page size %d is not a power of two from %d to %d", ErrInvalid, b.ps, f.MinPageSize, f.MaxPageSize)
+	}
+	b.budget.limit = b.opts.MemoryBudget
+	if b.budget.limit <= 0 {
+		b.budget.limit = 256 << 20
+	}
+	if b.opts.TempDir == "" {
+		b.opts.TempDir = os.TempDir()
+	}
+	return b, nil
+}
+
+// MaxKeySize is the longest key a file with this page size accepts.
+func MaxKeySize(pageSize int) int { return f.MaxKeySize(pageSize) }
+
+// Table starts a new table. Names are unique, 1 to 255 bytes of UTF-8.
+func (b *Builder) Table(name string, opts *TableOptions) (*TableBuilder, error) {
+	if b.done {
+		return nil, ErrClosed
+	}
+	if err := checkName("table", name); err != nil {
+		return nil, err
+	}
+	if _, dup := b.byName[name]; dup {
+		return nil, fmt.Errorf("%w: table %q defined twice", ErrInvalid, name)
+	}
+	t := &TableBuilder{b: b, name: name, maxKey: f.MaxKeySize(b.ps)}
+	if opts != nil {
+		t.opts = *opts
+	}
+	if err := t.opts.Encoding.Check(); err != nil {
+		return nil, fmt.Errorf("%w: table %q: %v", ErrInvalid, name, err)
+	}
+	if err := checkCompression(t.opts.Compression); err != nil {
+		return nil, fmt.Errorf("table %q: %w", name, err)
+	}
+	t.rows = newSorter(b.opts.TempDir, &b.budget)
+	b.tables = append(b.tables, t)
+	b.byName[name] = t
+	return t, nil
+}
+
+func checkName(what, name string) error {
+	if len(name) == 0 || len(name) > 255 || !utf8Valid(name) {
+		return fmt.Errorf("%w: %s name must be 1 to 255 bytes of UTF-8, got %q", ErrInvalid, what, name)
+	}
+	return nil
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+// Name returns the table's name.
+func (t *TableBuilder) Name() string { return t.name }
+
+// Append adds a row. Keys may arrive in any order; duplicates are reported
+// by Build. The key and value are copied.
+func (t *TableBuilder) Append(key, val []byte) error {
+	if t.b.done {
+		return ErrClosed
+	}
+	if len(key) > t.maxKey {
+		return fmt.Errorf("%w: table %q: key of %d bytes exceeds the limit of %d bytes for %d-byte pages", ErrKeyTooLarge, t.name, len(key), t.maxKey, t.b.ps)
+	}
+	if err := t.opts.Encoding.Validate(key); err != nil {
+		return fmt.Errorf("table %q: %w", t.name, err)
+	}
+	if len(val) > f.OverflowThreshold(t.b.ps) {
+		ref, err := t.writeBlob(val)
+		if err != nil {
+			return err
+		}
+		return t.rows.add(key, ref, true)
+	}
+	return t.rows.add(key, val, false)
+}
+
+// writeBlob stores an overflow value in the table's blob file, page aligned,
+// and returns its reference relative to the blob file.
+func (t *TableBuilder) writeBlob(val []byte) ([]byte, error) {
+	if uint64(len(val)) > 1<<40 {
+		return nil, fmt.Errorf("%w: table %q: value of %d bytes", ErrTooLarge, t.name, len(val))
+	}
+	if t.blob == nil {
+		fh, err := os.CreateTemp(t.b.opts.TempDir, ".drydb-blob-*")
+		if err != nil {
+			return nil, fmt.Errorf("drydb: creating overflow file: %w", err)
+		}
+		os.Remove(fh.Name())
+		t.blob = fh
+	}
+	ps := uint64(t.b.ps)
+	pg := t.blobLen / ps
+	if _, err := t.blob.WriteAt(val, int64(t.blobLen)); err != nil {
+		return nil, fmt.Errorf("drydb: writing overflow value: %w", err)
+	}
+	t.blobLen += (uint64(len(val)) + ps - 1) / ps * ps
+	ref := make([]byte, f.OverflowRefSize)
+	f.PutU64(ref, 0, pg)
+	f.PutU64(ref, 8, uint64(len(val)))
+	f.PutU32(ref, 16, f.CRC(val))
+	return ref, nil
+}
+
+// AddIndex defines a secondary index on the table.
+func (t *TableBuilder) AddIndex(name string, opts *IndexOptions) (*IndexBuilder, error) {
+	if t.b.done {
+		return nil, ErrClosed
+	}
+	if err := checkName("index", name); err != nil {
+		return nil, err
+	}
+	for _, ix := range t.indexes {
+		if ix.name == name {
+			return nil, fmt.Errorf("%w: table %q: index %q defined twice", ErrInvalid, t.name, name)
+		}
+	}
+	ix := &IndexBuilder{t: t, name: name}
+	if opts != nil {
+		ix.opts = *opts
+	}
+	if err := ix.opts.Encoding.Check(); err != nil {
+		return nil, fmt.Errorf("%w: index %q: %v", ErrInvalid, name, err)
+	}
+	ix.entries = newSorter(t.b.opts.TempDir, &t.b.budget)
+	t.indexes = append(t.indexes, ix)
+	return ix, nil
+}
+
+// Add adds an index entry mapping ikey to the primary key pk.
+func (ix *IndexBuilder) Add(ikey, pk []byte) error {
+	if ix.t.b.done {
+		return ErrClosed
+	}
+	if err := ix.t.opts.Encoding.Validate(pk); err != nil {
+		return fmt.Errorf("index %q: primary key: %w", ix.name, err)
+	}
+	return ix.add(ikey, pk)
+}
+
+func (ix *IndexBuilder) add(ikey, pk []byte) error {
+	if err := ix.opts.Encoding.Validate(ikey); err != nil {
+		return fmt.Errorf("index %q: %w", ix.name, err)
+	}
+	ix.buf = appendIndexKey(ix.buf[:0], ikey, pk)
+	if len(ix.buf) > ix.t.maxKey {
+		return fmt.Errorf("%w: index %q: index key of %d bytes plus primary key of %d bytes exceed the limit of %d bytes (escaping included)", ErrKeyTooLarge, ix.name, len(ikey), len(pk), ix.t.maxKey)
+	}
+	return ix.entries.add(ix.buf, nil, false)
+}
+
+// Close releases temporary files. It is safe to call more than once and
+// after Build.
+func (b *Builder) Close() error {
+	b.done = true
+	for _, t := range b.tables {
+		t.rows.close()
+		if t.blob != nil {
+			t.blob.Close()
+			t.blob = nil
+		}
+		for _, ix := range t.indexes {
+			ix.entries.close()
+		}
+	}
+	return nil
+}
+
+// BuildTo writes the database to w. The Builder is consumed.
+func (b *Builder) BuildTo(w io.Writer) (*Report, error) {
+	if b.done {
+		return nil, ErrClosed
+	}
+	defer b.Close()
+	bw := bufio.NewWriterSize(w, 1<<20)
+	rep, err := b.build(bw)
+	if err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("drydb: writing: %w", err)
+	}
+	return rep, nil
+}
+
+// BuildToBytes returns the database as a byte slice.
+func (b *Builder) BuildToBytes() ([]byte, *Report, error) {
+	var buf bytes.Buffer
+	rep, err := b.BuildTo(&buf)
+	if err != nil {
+		return nil, nil, err
+	}
+	return buf.Bytes(), rep, nil
+}
+
+// BuildToFile writes the database to path atomically: it is written to a
+// temporary file in the same directory, synced, renamed over path and the
+// directory synced. A reader of path sees the old file or the new one, never
+// a partial one; a failed build leaves the old file untouched. Temporary
+// files left by a killed build are removed by the next build into the same
+// directory.
+func (b *Builder) BuildToFile(path string) (*Report, error) {
+	if b.done {
+		return nil, ErrClosed
+	}
+	defer b.Close()
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	cleanLitter(dir, base)
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.drydb-tmp-%d-%x", base, os.Getpid(), rnd))
+	fh, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("drydb: creating %s: %w", tmp, err)
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			fh.Close()
+			os.Remove(tmp)
+		}
+	}()
+	bw := bufio.NewWriterSize(fh, 1<<20)
+	rep, err := b.build(bw)
+	if err != nil {
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		return nil, fmt.Errorf("drydb: writing %s: %w", path, err)
+	}
+	if err := fh.Sync(); err != nil {
+		return nil, fmt.Errorf("drydb: syncing %s: %w", path, err)
+	}
+	if err := fh.Close(); err != nil {
+		return nil, fmt.Errorf("drydb: closing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("drydb: renaming into place: %w", err)
+	}
+	ok = true
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return rep, nil
+}
+
+// cleanLitter removes temporary files of earlier builds of the same target
+// whose process no longer exists.
+func cleanLitter(dir, base string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, "."+globEscape(base)+".drydb-tmp-*"))
+	prefix := "." + base + ".drydb-tmp-"
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), prefix)
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 {
+			continue
+		}
+		if pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+			os.Remove(m)
+		}
+	}
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer("*", "\\*", "?", "\\?", "[", "\\[", "\\", "\\\\")
+	return r.Replace(s)
+}
+
+func (b *Builder) build(w io.Writer) (*Report, error) {
+	b.done = true
+	o := &out{w: w, pageSize: b.ps, zero: make([]byte, b.ps)}
+	hdr := make([]byte, b.ps)
+	copy(hdr[f.HdrMagic:], f.Magic[:])
+	f.PutU32(hdr, f.HdrVersion, f.Version)
+	f.PutU32(hdr, f.HdrPageSize, uint32(b.ps))
+	f.PutU32(hdr, f.HdrCRC, f.CRC(hdr[:f.HdrCRC]))
+	o.write(hdr)
+
+	cat := &f.Catalog{Created: time.Now().UnixNano()}
+	rand.Read(cat.BuildID[:])
+	keys := make([]string, 0, len(b.opts.Metadata))
+	for k := range b.opts.Metadata {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		cat.Meta = append(cat.Meta, f.KV{Key: []byte(k), Value: b.opts.Metadata[k]})
+	}
+	rep := &Report{}
+	for _, t := range b.tables {
+		start := o.off
+		ct, tr, err := t.write(o)
+		if err != nil {
+			return nil, err
+		}
+		tr.Bytes = o.off - start
+		tr.Pages = (tr.Bytes + uint64(b.ps) - 1) / uint64(b.ps)
+		cat.Tables = append(cat.Tables, ct)
+		rep.Tables = append(rep.Tables, tr)
+	}
+	o.pad()
+	catOff := o.off
+	catBytes := cat.Encode(nil)
+	o.write(catBytes)
+	ftr := make([]byte, f.FooterSize)
+	f.PutU64(ftr, f.FtrCatalogOff, catOff)
+	f.PutU64(ftr, f.FtrCatalogLen, uint64(len(catBytes)))
+	f.PutU32(ftr, f.FtrCatalogCRC, f.CRC(catBytes))
+	f.PutU64(ftr, f.FtrPageCount, catOff/uint64(b.ps))
+	f.PutU64(ftr, f.FtrFileLen, o.off+f.FooterSize)
+	f.PutU32(ftr, f.FtrCRC, f.CRC(ftr[:f.FtrCRC]))
+	copy(ftr[f.FtrMagic:], f.Magic[:])
+	o.write(ftr)
+	rep.Bytes = o.off
+	return rep, o.err
+}
+
+// write emits the table's region: overflow values, the dictionary, leaves,
+// branches, then each index tree.
+func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
+	ct := f.Table{Name: t.name, Encoding: t.opts.Encoding.Marshal(),
+		Compression: uint8(t.opts.Compression.Kind), Level: int64(t.opts.Compression.Level), Filter: t.opts.Compression.Filter}
+	rep := TableReport{Name: t.name}
+	firstPage := o.pgno()
+	ovfBase := o.pgno()
+	if t.blob != nil {
+		if _, err := t.blob.Seek(0, io.SeekStart); err != nil {
+			return ct, rep, err
+		}
+		// The last value may end short of its page: EOF before blobLen is expected.
+		if _, err := io.CopyN(&writerFunc{o}, t.blob, int64(t.blobLen)); err != nil && err != io.EOF {
+			if o.err != nil {
+				return ct, rep, o.err
+			}
+			return ct, rep, fmt.Errorf("drydb: reading overflow values: %w", err)
+		}
+		o.pad()
+	}
+	var codec *blockCodec
+	if t.opts.Compression.Kind != CompressNone || t.opts.Compression.Filter != "" {
+		var dict []byte
+		if t.opts.Compression.Dictionary && t.opts.Compression.Kind == CompressZstd {
+			var err error
+			if dict, err = t.trainDictionary(ovfBase); err != nil {
+				return ct, rep, err
+			}
+			if len(dict) > 0 {
+				ct.DictOffset = o.off
+				ct.DictLen = uint64(len(dict))
+				ct.DictCRC = f.CRC(dict)
+				o.write(dict)
+			}
+		}
+		var err error
+		if codec, err = newBlockCodec(t.opts.Compression, dict, o.pageSize); err != nil {
+			return ct, rep, err
+		}
+		defer codec.close()
+	}
+	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), codec)
+	tw.first = firstPage
+	tw.ovfBase = ovfBase
+	it, err := t.rows.iterate()
+	if err != nil {
+		return ct, rep, err
+	}
+	var funcs []*IndexBuilder
+	for _, ix := range t.indexes {
+		if ix.opts.Func != nil {
+			funcs = append(funcs, ix)
+		}
+	}
+	var emitErr error
+	for {
+		k, v, isRef, ok := it.next()
+		if !ok {
+			break
+		}
+		if err := tw.add(k, v, isRef); err != nil {
+			return ct, rep, err
+		}
+		if len(funcs) > 0 {
+			val := v
+			if isRef {
+				if val, err = t.readBlob(v); err != nil {
+					return ct, rep, err
+				}
+			}
+			for _, ix := range funcs {
+				ix := ix
+				ix.opts.Func(k, val, func(ikey []byte) {
+					if emitErr == nil {
+						emitErr = ix.add(ikey, k)
+					}
+				})
+				if emitErr != nil {
+					return ct, rep, emitErr
+				}
+			}
+		}
+	}
+	if err := it.err(); err != nil {
+		return ct, rep, err
+	}
+	tree, err := tw.finish()
+	if err != nil {
+		return ct, rep, err
+	}
+	ct.Tree = tree
+	rep.Rows = tree.Rows
+	t.rows.close()
+	for _, ix := range t.indexes {
+		ci, ir, err := ix.write(o)
+		if err != nil {
+			return ct, rep, err
+		}
+		ct.Indexes = append(ct.Indexes, ci)
+		rep.Indexes = append(rep.Indexes, ir)
+	}
+	return ct, rep, o.err
+}
+
+func (t *TableBuilder) readBlob(ref []byte) ([]byte, error) {
+	buf := make([]byte, f.U64(ref, 8))
+	if _, err := t.blob.ReadAt(buf, int64(f.U64(ref, 0)*uint64(t.b.ps))); err != nil {
+		return nil, fmt.Errorf("drydb: reading overflow value: %w", err)
+	}
+	return buf, nil
+}
+
+func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
+	ci := f.Index{Name: ix.name, Unique: ix.opts.Unique, Encoding: ix.opts.Encoding.Marshal()}
+	rep := TableReport{Name: ix.name}
+	start := o.off
+	tw := newTreeWriter(o, fmt.Sprintf("index %q", ix.name), nil)
+	it, err := ix.entries.iterate()
+	if err != nil {
+		return ci, rep, err
+	}
+	var prev []byte
+	for {
+		k, _, _, ok := it.next()
+		if !ok {
+			break
+		}
+		if ix.opts.Unique {
+			ik, _, _ := splitIndexKey(k)
+			if prev != nil && bytes.Equal(ik, prev) {
+				return ci, rep, fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, quoteKey(unescapeKey(ik)))
+			}
+			prev = append(prev[:0], ik...)
+		}
+		if err := tw.add(k, nil, false); err != nil {
+			return ci, rep, err
+		}
+	}
+	if err := it.err(); err != nil {
+		return ci, rep, err
+	}
+	tree, err := tw.finish()
+	if err != nil {
+		return ci, rep, err
+	}
+	ci.Tree = tree
+	ix.entries.close()
+	rep.Rows = tree.Rows
+	rep.Bytes = o.off - start
+	rep.Pages = rep.Bytes / uint64(o.pageSize)
+	return ci, rep, nil
+}
+
+type writerFunc struct{ o *out }
+
+func (w *writerFunc) Write(p []byte) (int, error) {
+	w.o.write(p)
+	return len(p), w.o.err
+}
+
+func quoteKey(k []byte) string {
+	if len(k) > 64 {
+		return strconv.Quote(string(k[:64])) + "..."
+	}
+	return strconv.Quote(string(k))
+}

@@ -1,0 +1,272 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+)
+
+// cache holds decoded leaf pages of compressed tables. Its memory is one
+// anonymous mapping outside the Go heap, cut into page-sized slots, because
+// the C ABI hands out pointers into decoded pages and C may not hold
+// pointers into Go memory. The size is bounded: capacity = CacheBytes /
+// page size slots.
+//
+// Lookups (the hot path) take one shard's read lock and pin the slot; a
+// pinned slot is never evicted. Misses are serialised by missMu only while a
+// slot is chosen and the key inserted as "loading"; the block is decoded
+// outside every lock, and concurrent readers of a loading page wait for it,
+// so each page is decoded once. Eviction is CLOCK (a referenced bit per slot
+// gives recently used pages a second chance), which resists scans better
+// than LRU and costs the hit path no write when the bit is already set.
+//
+// When every slot is pinned, a page is decoded into a transient mapping of
+// its own that is unmapped when released.
+type cache struct {
+	mem    []byte
+	ps     int
+	slots  []slot
+	shards [cacheShards]cacheShard
+	missMu sync.Mutex
+	hand   int
+	freed  atomic.Bool
+
+	transMu sync.Mutex
+	trans   map[int32][]byte
+	nextT   int32
+
+	misses, evictions atomic.Uint64
+}
+
+const cacheShards = 32
+
+type cacheShard struct {
+	mu   sync.RWMutex
+	m    map[cacheKey]int32
+	hits atomic.Uint64
+	_    [40]byte // keep shards on separate cache lines
+}
+
+type cacheKey struct {
+	t   *tree
+	off uint64
+}
+
+type slot struct {
+	pins  atomic.Int32
+	ref   atomic.Uint32
+	key   cacheKey
+	used  bool
+	ready chan struct{} // closed when loaded; nil once settled
+	err   error
+}
+
+func newCache(bytes int64, pageSize int) (*cache, error) {
+	n := bytes / int64(pageSize)
+	if n < 64 {
+		n = 64
+	}
+	if n > 1<<30 {
+		return nil, fmt.Errorf("%w: cache of %d bytes", ErrInvalid, bytes)
+	}
+	mem, err := syscall.Mmap(-1, 0, int(n)*pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
+	}
+	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n), trans: map[int32][]byte{}}
+	for i := range c.shards {
+		c.shards[i].m = map[cacheKey]int32{}
+	}
+	return c, nil
+}
+
+func (c *cache) shard(k cacheKey) *cacheShard {
+	h := (k.off/64)*0x9E3779B97F4A7C15 ^ uint64(uintptr(unsafePointer(k.t)))
+	return &c.shards[(h>>32)%cacheShards]
+}
+
+func (c *cache) slotMem(i int32) []byte {
+	o := int(i) * c.ps
+	return c.mem[o : o+c.ps : o+c.ps]
+}
+
+// get returns the decoded leaf at block offset off of tree t, pinned.
+func (c *cache) get(t *tree, off uint64) (node, error) {
+	k := cacheKey{t, off}
+	sh := c.shard(k)
+	sh.mu.RLock()
+	i, ok := sh.m[k]
+	if ok {
+		s := &c.slots[i]
+		s.pins.Add(1)
+		sh.mu.RUnlock()
+		if s.ref.Load() == 0 {
+			s.ref.Store(1)
+		}
+		sh.hits.Add(1)
+		if ch := s.ready; ch != nil {
+			<-ch
+		}
+		if s.err != nil {
+			err := s.err
+			c.unpin(i)
+			return node{pin: noPin}, err
+		}
+		return node{p: c.slotMem(i), pin: i}, nil
+	}
+	sh.mu.RUnlock()
+	return c.load(t, k, sh)
+}
+
+func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
+	c.missMu.Lock()
+	sh.mu.RLock()
+	_, ok := sh.m[k]
+	sh.mu.RUnlock()
+	if ok { // someone loaded it meanwhile
+		c.missMu.Unlock()
+		return c.get(t, k.off)
+	}
+	c.misses.Add(1)
+	i := c.victim()
+	if i < 0 {
+		c.missMu.Unlock()
+		return c.loadTransient(t, k.off)
+	}
+	s := &c.slots[i]
+	s.key, s.used, s.err = k, true, nil
+	s.ready = make(chan struct{})
+	s.pins.Store(1)
+	s.ref.Store(1)
+	sh.mu.Lock()
+	sh.m[k] = i
+	sh.mu.Unlock()
+	c.missMu.Unlock()
+
+	p, err := c.decode(t, k.off, c.slotMem(i))
+	s.err = err
+	close(s.ready)
+	if err != nil {
+		// Forget the failed page so that a later read tries again.
+		sh.mu.Lock()
+		delete(sh.m, k)
+		sh.mu.Unlock()
+		c.unpin(i)
+		return node{pin: noPin}, err
+	}
+	return node{p: p, pin: i}, nil
+}
+
+func (c *cache) decode(t *tree, off uint64, dst []byte) ([]byte, error) {
+	data := t.db.data
+	if off >= uint64(len(data)) {
+		return nil, corruptAt(int64(off), "%s: leaf block offset out of range", t.name)
+	}
+	p, err := t.codec.decode(dst, data[off:t.db.npages<<t.db.pshift], c.ps, int64(off))
+	if err != nil {
+		return nil, err
+	}
+	if r := checkNode(p, 0, t.db.npages<<t.db.pshift, c.ps); r != "" {
+		return nil, corruptAt(int64(off), "%s: leaf block: %s", t.name, r)
+	}
+	return p, nil
+}
+
+// victim picks a free or evictable slot (missMu held), or -1 when every
+// slot is pinned.
+func (c *cache) victim() int32 {
+	n := len(c.slots)
+	for step := 0; step < 2*n+1; step++ {
+		i := int32(c.hand)
+		c.hand = (c.hand + 1) % n
+		s := &c.slots[i]
+		if !s.used {
+			return i
+		}
+		if s.pins.Load() != 0 {
+			continue
+		}
+		if s.ref.Load() != 0 {
+			s.ref.Store(0)
+			continue
+		}
+		sh := c.shard(s.key)
+		sh.mu.Lock()
+		// Pins are only taken under the shard's read lock, so with the write
+		// lock held a zero pin count stays zero.
+		if s.pins.Load() != 0 {
+			sh.mu.Unlock()
+			continue
+		}
+		delete(sh.m, s.key)
+		sh.mu.Unlock()
+		c.evictions.Add(1)
+		s.used = false
+		return i
+	}
+	return -1
+}
+
+// Transient pages have negative pin ids below noPin.
+func (c *cache) loadTransient(t *tree, off uint64) (node, error) {
+	mem, err := syscall.Mmap(-1, 0, c.ps, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	if err != nil {
+		return node{pin: noPin}, fmt.Errorf("drydb: allocating a page: %w", err)
+	}
+	p, err := c.decode(t, off, mem)
+	if err != nil {
+		syscall.Munmap(mem)
+		return node{pin: noPin}, err
+	}
+	c.transMu.Lock()
+	c.nextT--
+	if c.nextT >= noPin {
+		c.nextT = noPin - 1
+	}
+	id := c.nextT
+	c.trans[id] = mem
+	c.transMu.Unlock()
+	return node{p: p, pin: id}, nil
+}
+
+func (c *cache) unpin(i int32) {
+	if i >= 0 {
+		c.slots[i].pins.Add(-1)
+		return
+	}
+	c.transMu.Lock()
+	mem := c.trans[i]
+	delete(c.trans, i)
+	c.transMu.Unlock()
+	if mem != nil {
+		syscall.Munmap(mem)
+	}
+}
+
+func (c *cache) stats() CacheStats {
+	var st CacheStats
+	for i := range c.shards {
+		st.Hits += c.shards[i].hits.Load()
+	}
+	st.Misses = c.misses.Load()
+	st.Evictions = c.evictions.Load()
+	c.missMu.Lock()
+	for i := range c.slots {
+		if c.slots[i].used {
+			st.Bytes += uint64(c.ps)
+		}
+	}
+	c.missMu.Unlock()
+	c.transMu.Lock()
+	st.Bytes += uint64(len(c.trans) * c.ps)
+	c.transMu.Unlock()
+	st.Capacity = uint64(len(c.slots) * c.ps)
+	return st
+}
+
+func (c *cache) free() {
+	if c.freed.CompareAndSwap(false, true) {
+		syscall.Munmap(c.mem)
+	}
+}

@@ -1,0 +1,269 @@
+package engine
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/klauspost/compress/dict"
+	"github.com/klauspost/compress/s2"
+	"github.com/klauspost/compress/zstd"
+
+	f "github.com/drydb/drydb/engine/internal/format"
+)
+
+// Filter is a custom page transform (encryption is the usual one), applied to
+// every leaf block of a table after compression, and undone before
+// decompression. Implementations must be safe for concurrent use. Encode and
+// Decode append their output to dst and return it.
+type Filter interface {
+	Encode(dst, src []byte) ([]byte, error)
+	Decode(dst, src []byte) ([]byte, error)
+}
+
+var filters sync.Map // name -> Filter
+
+// RegisterFilter makes a filter available to builders and readers under
+// name. A file that names a filter this process has not registered fails to
+// open with ErrUnknownFilter.
+func RegisterFilter(name string, flt Filter) {
+	if name == "" || flt == nil {
+		panic("drydb: RegisterFilter needs a name and a filter")
+	}
+	filters.Store(name, flt)
+}
+
+func lookupFilter(name string) (Filter, error) {
+	if name == "" {
+		return nil, nil
+	}
+	v, ok := filters.Load(name)
+	if !ok {
+		return nil, fmt.Errorf("%w %q (register it with RegisterFilter before opening)", ErrUnknownFilter, name)
+	}
+	return v.(Filter), nil
+}
+
+func checkCompression(c Compression) error {
+	switch c.Kind {
+	case CompressNone, CompressS2:
+		if c.Dictionary {
+			return fmt.Errorf("%w: a dictionary needs zstd compression", ErrInvalid)
+		}
+	case CompressZstd:
+		if c.Level < 0 || c.Level > 4 {
+			return fmt.Errorf("%w: zstd level %d (want 1 to 4, or 0 for the default)", ErrInvalid, c.Level)
+		}
+	default:
+		return fmt.Errorf("%w: unknown compression %d", ErrInvalid, c.Kind)
+	}
+	_, err := lookupFilter(c.Filter)
+	return err
+}
+
+// blockCodec encodes leaf pages into blocks and back. One codec serves a
+// table: the zstd encoder and decoder are created once and reused (DecodeAll
+// is safe for concurrent use).
+type blockCodec struct {
+	kind    CompressionKind
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	filter  Filter
+	scratch []byte
+	ps      int
+	pool    sync.Pool
+}
+
+func newBlockCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, error) {
+	flt, err := lookupFilter(c.Filter)
+	if err != nil {
+		return nil, err
+	}
+	bc := &blockCodec{kind: c.Kind, filter: flt, ps: pageSize}
+	if c.Kind == CompressZstd {
+		lvl := zstd.SpeedDefault
+		if c.Level > 0 {
+			lvl = zstd.EncoderLevel(c.Level)
+		}
+		eopts := []zstd.EOption{zstd.WithEncoderLevel(lvl), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true)}
+		dopts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1 << 32)}
+		if len(dictBytes) > 0 {
+			eopts = append(eopts, zstd.WithEncoderDict(dictBytes))
+			dopts = append(dopts, zstd.WithDecoderDicts(dictBytes))
+		}
+		if bc.enc, err = zstd.NewWriter(nil, eopts...); err != nil {
+			return nil, fmt.Errorf("%w: zstd: %v", ErrInvalid, err)
+		}
+		if bc.dec, err = zstd.NewReader(nil, dopts...); err != nil {
+			return nil, fmt.Errorf("%w: zstd dictionary: %v", ErrCorrupt, err)
+		}
+	}
+	return bc, nil
+}
+
+func (bc *blockCodec) close() {
+	if bc.enc != nil {
+		bc.enc.Close()
+	}
+	if bc.dec != nil {
+		bc.dec.Close()
+	}
+}
+
+// encode turns raw bytes into a block (header included) appended to dst.
+func (bc *blockCodec) encode(dst, raw []byte) ([]byte, error) {
+	start := len(dst)
+	dst = append(dst, make([]byte, f.BlockHeaderSize)...)
+	method := byte(f.BlockPlain)
+	body := raw
+	switch bc.kind {
+	case CompressZstd:
+		bc.scratch = bc.enc.EncodeAll(raw, bc.scratch[:0])
+	case CompressS2:
+		bc.scratch = s2.Encode(bc.scratch[:cap(bc.scratch)], raw)
+	}
+	if bc.kind != CompressNone && len(bc.scratch) < len(raw) {
+		body, method = bc.scratch, f.BlockCompressed
+	}
+	if bc.filter != nil {
+		var err error
+		if dst, err = bc.filter.Encode(dst, body); err != nil {
+			return nil, fmt.Errorf("drydb: filter: %w", err)
+		}
+	} else {
+		dst = append(dst, body...)
+	}
+	h := dst[start:]
+	f.PutU32(h, 4, uint32(len(h)-f.BlockHeaderSize))
+	h[8] = method
+	f.PutU32(h, 0, f.CRC(h[4:]))
+	return dst, nil
+}
+
+func (bc *blockCodec) writeBlock(o *out, page []byte) error {
+	blk, err := bc.encode(nil, page)
+	if err != nil {
+		return err
+	}
+	o.write(blk)
+	return o.err
+}
+
+// decode checks and decodes the block at the start of src into dst, which
+// must have capacity for exactly rawLen bytes; the result aliases dst. The
+// checksum is always checked here: a block is decoded once per cache load,
+// and decompression costs far more than the CRC.
+func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, error) {
+	if len(src) < f.BlockHeaderSize {
+		return nil, corruptAt(off, "block header past the end of the file")
+	}
+	clen := uint64(f.U32(src, 4))
+	if clen > uint64(len(src)-f.BlockHeaderSize) {
+		return nil, corruptAt(off, "block length %d past the end of the file", clen)
+	}
+	blk := src[:f.BlockHeaderSize+int(clen)]
+	if f.CRC(blk[4:]) != f.U32(blk, 0) {
+		return nil, corruptAt(off, "block checksum mismatch")
+	}
+	body := blk[f.BlockHeaderSize:]
+	method := blk[8]
+	var scratch *[]byte
+	if bc.filter != nil {
+		scratch = bc.getScratch()
+		defer bc.pool.Put(scratch)
+		var err error
+		if *scratch, err = bc.filter.Decode((*scratch)[:0], body); err != nil {
+			return nil, corruptAt(off, "filter: %v", err)
+		}
+		body = *scratch
+	}
+	dst = dst[:0:rawLen]
+	switch {
+	case method == f.BlockPlain:
+		if len(body) != rawLen {
+			return nil, corruptAt(off, "plain block of %d bytes, want %d", len(body), rawLen)
+		}
+		dst = append(dst, body...)
+		return dst, nil
+	case method == f.BlockCompressed && bc.kind == CompressZstd:
+		out, err := bc.dec.DecodeAll(body, dst)
+		if err != nil || len(out) != rawLen || &out[0] != &dst[:1][0] {
+			return nil, corruptAt(off, "zstd block does not decode to %d bytes: %v", rawLen, err)
+		}
+		return out, nil
+	case method == f.BlockCompressed && bc.kind == CompressS2:
+		n, err := s2.DecodedLen(body)
+		if err != nil || n != rawLen {
+			return nil, corruptAt(off, "s2 block does not decode to %d bytes", rawLen)
+		}
+		out, err := s2.Decode(dst[:rawLen], body)
+		if err != nil || len(out) != rawLen || &out[0] != &dst[:1][0] {
+			return nil, corruptAt(off, "s2 block: %v", err)
+		}
+		return out, nil
+	}
+	return nil, corruptAt(off, "unknown block method %d", method)
+}
+
+func (bc *blockCodec) getScratch() *[]byte {
+	if p, ok := bc.pool.Get().(*[]byte); ok {
+		return p
+	}
+	b := make([]byte, 0, bc.ps+64)
+	return &b
+}
+
+// trainDictionary makes a first pass over the table's rows, lays them out in
+// plain leaf pages, and trains a zstd dictionary on a sample of those pages.
+func (t *TableBuilder) trainDictionary(ovfBase uint64) ([]byte, error) {
+	if t.rows.total < 64 {
+		return nil, nil
+	}
+	sampler := &pageSampler{}
+	// estimate leaves to sample about 256 pages evenly
+	o := &out{w: sampler, pageSize: t.b.ps, zero: make([]byte, t.b.ps)}
+	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), nil)
+	tw.ovfBase = ovfBase
+	it, err := t.rows.iterate()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		k, v, isRef, ok := it.next()
+		if !ok {
+			break
+		}
+		if err := tw.add(k, v, isRef); err != nil {
+			return nil, err
+		}
+	}
+	if err := it.err(); err != nil {
+		return nil, err
+	}
+	tw.finish()
+	if len(sampler.pages) < 8 {
+		return nil, nil
+	}
+	d, err := dict.BuildZstdDict(sampler.pages, dict.Options{MaxDictSize: 16 << 10, HashBytes: 6, ZstdLevel: zstd.SpeedBestCompression})
+	if err != nil {
+		// Training can fail on degenerate data; compress without a dictionary.
+		return nil, nil
+	}
+	return d, nil
+}
+
+// pageSampler keeps a bounded, evenly spread sample of the pages written to it.
+type pageSampler struct {
+	pages [][]byte
+	seen  int
+}
+
+func (s *pageSampler) Write(p []byte) (int, error) {
+	const keep = 512
+	s.seen++
+	if len(s.pages) < keep {
+		s.pages = append(s.pages, append([]byte(nil), p...))
+	} else if j := int(uint32(s.seen*2654435761) % uint32(s.seen)); j < keep {
+		s.pages[j] = append(s.pages[j][:0], p...)
+	}
+	return len(p), nil
+}

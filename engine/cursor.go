@@ -1,0 +1,278 @@
+package engine
+
+import (
+	"sync/atomic"
+)
+
+// Cursor walks the rows of a key range in either direction.
+//
+// A new cursor is unpositioned. First, Last, Seek, SeekReverse, SeekExact
+// and SeekRow position it; Next and Prev move it. Every positioning or
+// moving method returns true when the cursor is on a row inside the range,
+// and false at either end of the range or on error; after false, Err tells
+// the two apart. Key and Value return the current row; their slices are
+// valid until the cursor moves or is closed (for plain tables, until the DB
+// is closed) and must not be modified.
+//
+// A cursor belongs to one goroutine. Close it when done: on compressed tables
+// it pins the page under it.
+type Cursor struct {
+	tr      *tree
+	closed  *atomic.Bool
+	lo, hi  uint64 // the range as rows [lo, hi)
+	blo     Bound
+	bhi     Bound
+	ready   bool
+	valid   bool
+	err     error
+	leaf    node
+	idx     int
+	n       int
+	leafRow uint64
+}
+
+func (c *Cursor) init(lo, hi Bound) {
+	c.blo, c.bhi = lo, hi
+	c.leaf.pin = noPin
+	if lo.Kind > Exclusive || hi.Kind > Exclusive {
+		c.err = ErrInvalid
+	}
+}
+
+// bounds resolves the key bounds into rows once, on first positioning.
+func (c *Cursor) bounds() bool {
+	if c.err != nil {
+		return false
+	}
+	if c.closed.Load() {
+		c.err = ErrClosed
+		return false
+	}
+	if !c.ready {
+		c.lo, c.hi, c.err = c.tr.rows(c.blo, c.bhi)
+		c.ready = c.err == nil
+	}
+	return c.ready
+}
+
+// seekRow positions the cursor on row r, which must be inside [lo, hi).
+func (c *Cursor) seekRow(r uint64) bool {
+	if c.valid && r >= c.leafRow && r < c.leafRow+uint64(c.n) {
+		c.idx = int(r - c.leafRow)
+		return true
+	}
+	c.tr.release(c.leaf)
+	c.leaf.pin = noPin
+	c.valid = false
+	nd, row, err := c.tr.rowLeaf(r)
+	if err != nil {
+		c.err = err
+		c.leaf = node{pin: noPin}
+		return false
+	}
+	c.leaf, c.leafRow, c.n = nd, row, nodeN(nd.p)
+	c.idx = int(r - row)
+	c.valid = true
+	return true
+}
+
+func (c *Cursor) moveTo(r uint64, ok bool) bool {
+	if !ok || r < c.lo || r >= c.hi {
+		c.unposition()
+		return false
+	}
+	return c.seekRow(r)
+}
+
+func (c *Cursor) unposition() {
+	c.valid = false
+}
+
+// First moves to the first row of the range.
+func (c *Cursor) First() bool {
+	if !c.bounds() {
+		return false
+	}
+	return c.moveTo(c.lo, true)
+}
+
+// Last moves to the last row of the range.
+func (c *Cursor) Last() bool {
+	if !c.bounds() {
+		return false
+	}
+	return c.moveTo(c.hi-1, c.hi > c.lo)
+}
+
+// Seek moves to the first row whose key is >= key (and inside the range).
+func (c *Cursor) Seek(key []byte) bool {
+	if !c.bounds() {
+		return false
+	}
+	r, _, err := c.tr.rank(key)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	return c.moveTo(max(r, c.lo), true)
+}
+
+// SeekReverse moves to the last row whose key is <= key (and inside the range).
+func (c *Cursor) SeekReverse(key []byte) bool {
+	if !c.bounds() {
+		return false
+	}
+	r, found, err := c.tr.rank(key)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	if found {
+		r++
+	}
+	r = min(r, c.hi)
+	return c.moveTo(r-1, r > 0)
+}
+
+// SeekExact moves to the row whose key is key; false if there is none in
+// the range.
+func (c *Cursor) SeekExact(key []byte) bool {
+	if !c.bounds() {
+		return false
+	}
+	r, found, err := c.tr.rank(key)
+	if err != nil {
+		c.err = err
+		return false
+	}
+	return c.moveTo(r, found)
+}
+
+// SeekRow moves to row n of the table (0-based, in key order; rows outside
+// the cursor's range count as absent) in O(log n).
+func (c *Cursor) SeekRow(n uint64) bool {
+	if !c.bounds() {
+		return false
+	}
+	return c.moveTo(n, true)
+}
+
+// Next moves to the next row.
+func (c *Cursor) Next() bool {
+	if !c.valid {
+		return false
+	}
+	if c.closed.Load() {
+		c.err, c.valid = ErrClosed, false
+		return false
+	}
+	if c.idx+1 < c.n {
+		if c.leafRow+uint64(c.idx)+1 >= c.hi {
+			c.valid = false
+			return false
+		}
+		c.idx++
+		return true
+	}
+	return c.moveTo(c.leafRow+uint64(c.idx)+1, true)
+}
+
+// Prev moves to the previous row.
+func (c *Cursor) Prev() bool {
+	if !c.valid {
+		return false
+	}
+	if c.closed.Load() {
+		c.err, c.valid = ErrClosed, false
+		return false
+	}
+	if c.idx > 0 {
+		if c.leafRow+uint64(c.idx)-1 < c.lo {
+			c.valid = false
+			return false
+		}
+		c.idx--
+		return true
+	}
+	r := c.leafRow + uint64(c.idx)
+	return c.moveTo(r-1, r > 0)
+}
+
+// Valid reports whether the cursor is on a row.
+func (c *Cursor) Valid() bool { return c.valid }
+
+// Row returns the current row's number in the table (0-based).
+func (c *Cursor) Row() uint64 { return c.leafRow + uint64(c.idx) }
+
+// Key returns the current key, or nil when the cursor is not on a row.
+func (c *Cursor) Key() []byte {
+	if !c.valid {
+		return nil
+	}
+	return leafKey(c.leaf.p, c.idx)
+}
+
+// Value returns the current value, or nil when the cursor is not on a row
+// or the value cannot be read (then Err says why and the cursor stops).
+func (c *Cursor) Value() []byte {
+	if !c.valid {
+		return nil
+	}
+	v, err := c.tr.value(c.leaf.p, c.idx)
+	if err != nil {
+		c.err, c.valid = err, false
+		return nil
+	}
+	return v
+}
+
+// Err returns the error that stopped the cursor, if any.
+func (c *Cursor) Err() error { return c.err }
+
+// Count returns the number of rows in the cursor's range.
+func (c *Cursor) Count() (uint64, error) {
+	if !c.bounds() {
+		return 0, c.err
+	}
+	return c.hi - c.lo, nil
+}
+
+// LeafRemaining returns how many rows after the current one share its page
+// in the direction given (and stay inside the range). Batch readers of
+// compressed tables use it: slices stay valid only while the cursor stays on
+// the page that holds them.
+func (c *Cursor) LeafRemaining(reverse bool) int {
+	if !c.valid {
+		return 0
+	}
+	if reverse {
+		r := c.idx
+		if lim := c.leafRow + uint64(c.idx) - c.lo; uint64(r) > lim {
+			r = int(lim)
+		}
+		return r
+	}
+	r := c.n - 1 - c.idx
+	if lim := c.hi - 1 - (c.leafRow + uint64(c.idx)); uint64(r) > lim {
+		r = int(lim)
+	}
+	return r
+}
+
+// Pinned reports whether the cursor's slices live in the page cache (a
+// compressed table) rather than in the mapping.
+func (c *Cursor) Pinned() bool { return c.tr.codec != nil }
+
+// Close releases the cursor's page. Using a closed cursor returns false
+// everywhere, with Err returning ErrClosed.
+func (c *Cursor) Close() {
+	if c.tr == nil {
+		return
+	}
+	c.tr.release(c.leaf)
+	c.leaf = node{pin: noPin}
+	c.valid = false
+	if c.err == nil {
+		c.err = ErrClosed
+	}
+}

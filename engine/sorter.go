@@ -1,0 +1,273 @@
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// sorter collects (key, value) records within a memory budget and yields them
+// in key order. Records are appended to an arena; when the arena outgrows the
+// budget it is sorted and spilled to a temporary file as a run, and the runs
+// are merged at the end. Input that arrives already sorted is never sorted
+// and its runs merge trivially.
+//
+// A value may instead be a reference to an overflow value already written to
+// the table's blob file (ref != nil); refs are kept as fixed 20-byte values
+// with the ref flag set.
+type sorter struct {
+	tempDir string
+	budget  *budget
+	arena   []byte
+	recs    []rec
+	sorted  bool // every record so far arrived in order
+	last    []byte
+	runs    []*os.File
+	total   uint64
+}
+
+// rec points into the arena. prefix holds the first 8 key bytes big-endian so
+// that most comparisons during the sort are one integer compare.
+type rec struct {
+	prefix uint64
+	off    uint32
+	klen   uint32
+	vlen   uint32 // with refFlag set the value is an overflow reference
+}
+
+const refFlag = 1 << 31
+
+// budget is shared by every sorter of one Builder.
+type budget struct {
+	limit int64
+	used  int64
+}
+
+func newSorter(dir string, b *budget) *sorter { return &sorter{tempDir: dir, budget: b, sorted: true} }
+
+func keyPrefix(k []byte) uint64 {
+	var p [8]byte
+	copy(p[:], k)
+	return binary.BigEndian.Uint64(p[:])
+}
+
+func (s *sorter) add(key, val []byte, isRef bool) error {
+	if len(s.arena)+len(key)+len(val) > 1<<32-1 || (s.budget.used > s.budget.limit && len(s.recs) > 0) {
+		if err := s.spill(); err != nil {
+			return err
+		}
+	}
+	if s.sorted && s.total > 0 && bytes.Compare(key, s.last) <= 0 {
+		s.sorted = false
+	}
+	off := len(s.arena)
+	s.arena = append(s.arena, key...)
+	s.arena = append(s.arena, val...)
+	s.last = s.arena[off : off+len(key)]
+	vl := uint32(len(val))
+	if isRef {
+		vl |= refFlag
+	}
+	s.recs = append(s.recs, rec{prefix: keyPrefix(key), off: uint32(off), klen: uint32(len(key)), vlen: vl})
+	n := int64(len(key) + len(val) + 24)
+	s.budget.used += n
+	s.total++
+	return nil
+}
+
+func (s *sorter) key(r *rec) []byte { return s.arena[r.off : r.off+r.klen] }
+func (s *sorter) val(r *rec) []byte {
+	o := r.off + r.klen
+	return s.arena[o : o+r.vlen&^refFlag]
+}
+
+func (s *sorter) cmp(a, b rec) int {
+	if a.prefix != b.prefix {
+		if a.prefix < b.prefix {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(s.key(&a), s.key(&b))
+}
+
+func (s *sorter) sortMem() {
+	if !s.sorted || len(s.runs) > 0 {
+		slices.SortFunc(s.recs, s.cmp)
+	}
+}
+
+// spill sorts the in-memory records and writes them to a run file.
+func (s *sorter) spill() error {
+	if len(s.recs) == 0 {
+		return nil
+	}
+	s.sortMem()
+	f, err := os.CreateTemp(s.tempDir, ".drydb-run-*")
+	if err != nil {
+		return fmt.Errorf("drydb: creating sort run: %w", err)
+	}
+	os.Remove(f.Name()) // unlinked at once: a killed build leaves no litter
+	w := bufio.NewWriterSize(f, 1<<20)
+	var hdr [2 * binary.MaxVarintLen64]byte
+	for i := range s.recs {
+		r := &s.recs[i]
+		n := binary.PutUvarint(hdr[:], uint64(r.klen))
+		n += binary.PutUvarint(hdr[n:], uint64(r.vlen))
+		w.Write(hdr[:n])
+		w.Write(s.key(r))
+		if _, err := w.Write(s.val(r)); err != nil {
+			f.Close()
+			return fmt.Errorf("drydb: writing sort run: %w", err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("drydb: writing sort run: %w", err)
+	}
+	s.runs = append(s.runs, f)
+	s.budget.used -= int64(len(s.arena) + 24*len(s.recs))
+	s.arena = s.arena[:0]
+	s.recs = s.recs[:0]
+	s.last = nil
+	return nil
+}
+
+// iter yields records in key order. Key and value are valid until the next call.
+type iter interface {
+	next() (key, val []byte, isRef bool, ok bool)
+	err() error
+}
+
+// iterate returns an iterator over everything added. It may be called more
+// than once (the dictionary trainer makes a first pass).
+func (s *sorter) iterate() (iter, error) {
+	if len(s.runs) == 0 {
+		s.sortMem()
+		s.sorted = true
+		return &memIter{s: s}, nil
+	}
+	if err := s.spill(); err != nil {
+		return nil, err
+	}
+	m := &mergeIter{}
+	for _, f := range s.runs {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
+		ri := &runIter{r: bufio.NewReaderSize(f, 256<<10)}
+		if ri.advance() {
+			m.h = append(m.h, ri)
+		} else if ri.e != nil {
+			return nil, ri.e
+		}
+	}
+	heap.Init(&m.h)
+	return m, nil
+}
+
+func (s *sorter) close() {
+	for _, f := range s.runs {
+		f.Close()
+	}
+	s.runs = nil
+	s.budget.used -= int64(len(s.arena) + 24*len(s.recs))
+	s.arena, s.recs = nil, nil
+}
+
+type memIter struct {
+	s *sorter
+	i int
+}
+
+func (m *memIter) next() ([]byte, []byte, bool, bool) {
+	if m.i >= len(m.s.recs) {
+		return nil, nil, false, false
+	}
+	r := &m.s.recs[m.i]
+	m.i++
+	return m.s.key(r), m.s.val(r), r.vlen&refFlag != 0, true
+}
+func (m *memIter) err() error { return nil }
+
+type runIter struct {
+	r     *bufio.Reader
+	buf   []byte
+	key   []byte
+	val   []byte
+	isRef bool
+	e     error
+}
+
+func (r *runIter) advance() bool {
+	kl, err := binary.ReadUvarint(r.r)
+	if err == io.EOF {
+		return false
+	}
+	vl, err2 := binary.ReadUvarint(r.r)
+	if err != nil || err2 != nil {
+		r.e = fmt.Errorf("drydb: reading sort run: %v", err)
+		return false
+	}
+	isRef := vl&refFlag != 0
+	vl &^= refFlag
+	n := int(kl + vl)
+	if cap(r.buf) < n {
+		r.buf = make([]byte, n)
+	}
+	r.buf = r.buf[:n]
+	if _, err := io.ReadFull(r.r, r.buf); err != nil {
+		r.e = fmt.Errorf("drydb: reading sort run: %v", err)
+		return false
+	}
+	r.key, r.val, r.isRef = r.buf[:kl], r.buf[kl:], isRef
+	return true
+}
+
+type runHeap []*runIter
+
+func (h runHeap) Len() int           { return len(h) }
+func (h runHeap) Less(i, j int) bool { return bytes.Compare(h[i].key, h[j].key) < 0 }
+func (h runHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *runHeap) Push(x any)        { *h = append(*h, x.(*runIter)) }
+func (h *runHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// mergeIter merges sorted runs. The record it returns is copied out of the
+// run's buffer because advancing the run reuses it.
+type mergeIter struct {
+	h       runHeap
+	started bool
+	kbuf    []byte
+	vbuf    []byte
+	e       error
+}
+
+func (m *mergeIter) next() ([]byte, []byte, bool, bool) {
+	if len(m.h) == 0 || m.e != nil {
+		return nil, nil, false, false
+	}
+	top := m.h[0]
+	m.kbuf = append(m.kbuf[:0], top.key...)
+	m.vbuf = append(m.vbuf[:0], top.val...)
+	isRef := top.isRef
+	if top.advance() {
+		heap.Fix(&m.h, 0)
+	} else {
+		if top.e != nil {
+			m.e = top.e
+		}
+		heap.Pop(&m.h)
+	}
+	return m.kbuf, m.vbuf, isRef, true
+}
+func (m *mergeIter) err() error { return m.e }

@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/drydb/drydb/engine/keyenc"
+)
+
+// Table is one table of an open DB. It is safe for concurrent use.
+type Table struct {
+	db      *DB
+	name    string
+	enc     keyenc.Encoding
+	comp    Compression
+	codec   *blockCodec
+	tree    tree
+	indexes []*Index
+}
+
+// BoundKind says how a range end treats its key.
+type BoundKind uint8
+
+const (
+	Unbounded BoundKind = 0 // no limit on this side; the key is ignored
+	Inclusive BoundKind = 1 // the key itself is inside the range
+	Exclusive BoundKind = 2 // the key itself is outside the range
+)
+
+// Bound is one end of a key range. An empty key is an ordinary key (the
+// smallest one); only Kind == Unbounded means "no limit".
+type Bound struct {
+	Kind BoundKind
+	Key  []byte
+}
+
+// Incl, Excl and All are shorthands for bounds.
+func Incl(k []byte) Bound { return Bound{Kind: Inclusive, Key: k} }
+func Excl(k []byte) Bound { return Bound{Kind: Exclusive, Key: k} }
+
+var All = Bound{}
+
+// PrefixBounds returns the range of keys that start with prefix. The empty
+// prefix is the whole table; a prefix of 0xFF bytes has no upper bound.
+func PrefixBounds(prefix []byte) (lo, hi Bound) {
+	lo = Bound{Kind: Inclusive, Key: prefix}
+	for i := len(prefix) - 1; i >= 0; i-- {
+		if prefix[i] != 0xFF {
+			up := make([]byte, i+1)
+			copy(up, prefix)
+			up[i]++
+			return lo, Bound{Kind: Exclusive, Key: up}
+		}
+	}
+	return lo, Bound{}
+}
+
+// Value is a value read from a compressed table: Data stays valid until
+// Release. For plain tables Release does nothing and Data stays valid until
+// the DB is closed.
+type Value struct {
+	Data []byte
+	t    *tree
+	pin  int32
+}
+
+// Release lets the cache evict the page holding Data. Call it exactly once.
+func (v *Value) Release() {
+	if v.t != nil && v.pin != noPin {
+		v.t.db.cache.unpin(v.pin)
+		v.pin = noPin
+	}
+}
+
+func (t *Table) Name() string              { return t.name }
+func (t *Table) Encoding() keyenc.Encoding { return t.enc }
+func (t *Table) Compression() Compression  { return t.comp }
+
+// Len returns the number of rows.
+func (t *Table) Len() uint64 { return t.tree.desc.Rows }
+
+// Depth returns the height of the table's tree (0 for an empty table).
+func (t *Table) Depth() int { return int(t.tree.desc.Depth) }
+
+// Leaves returns the number of leaf pages (or blocks).
+func (t *Table) Leaves() uint64 { return t.tree.desc.Leaves }
+
+// Indexes returns the names of the table's secondary indexes, sorted.
+func (t *Table) Indexes() []string {
+	names := make([]string, len(t.indexes))
+	for i, ix := range t.indexes {
+		names[i] = ix.name
+	}
+	return names
+}
+
+// Index returns the named secondary index.
+func (t *Table) Index(name string) (*Index, error) {
+	for _, ix := range t.indexes {
+		if ix.name == name {
+			return ix, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: table %q has no index %q", ErrNoIndex, t.name, name)
+}
+
+// Get returns the value stored under key, or ErrNotFound. For plain tables
+// the value points into the mapping (zero-copy, valid until Close, do not
+// modify); for compressed tables it is a copy (use GetPinned to avoid it).
+func (t *Table) Get(key []byte) ([]byte, error) {
+	v, err := t.GetPinned(key)
+	if err != nil || v.pin == noPin {
+		return v.Data, err
+	}
+	d := append([]byte(nil), v.Data...)
+	v.Release()
+	return d, nil
+}
+
+// GetPinned returns the value under key without copying. Call Release on
+// the result when done with it.
+func (t *Table) GetPinned(key []byte) (v Value, err error) {
+	if t.db.closed.Load() {
+		return Value{}, ErrClosed
+	}
+	return t.tree.get(key)
+}
+
+func (tr *tree) get(key []byte) (Value, error) {
+	if tr.desc.Depth == 0 {
+		return Value{pin: noPin}, ErrNotFound
+	}
+	n, _, err := tr.seekLeaf(key)
+	if err != nil {
+		return Value{pin: noPin}, err
+	}
+	i, found := leafSearch(n.p, key)
+	if !found {
+		tr.release(n)
+		return Value{pin: noPin}, ErrNotFound
+	}
+	d, err := tr.value(n.p, i)
+	if err != nil {
+		tr.release(n)
+		return Value{pin: noPin}, err
+	}
+	return Value{Data: d, t: tr, pin: n.pin}, nil
+}
+
+// value returns entry i's value, following an overflow reference.
+func (tr *tree) value(p []byte, i int) ([]byte, error) {
+	v, ovf := leafVal(p, i)
+	if ovf {
+		return tr.db.overflow(v)
+	}
+	return v, nil
+}
+
+// GetMany looks up a batch of keys: vals[i] and found[i] receive the result
+// for keys[i] (vals and found must be at least as long as keys). Values are
+// as Get returns them. Consecutive keys in ascending order share descents.
+func (t *Table) GetMany(keys [][]byte, vals [][]byte, found []bool) error {
+	if t.db.closed.Load() {
+		return ErrClosed
+	}
+	if len(vals) < len(keys) || len(found) < len(keys) {
+		return fmt.Errorf("%w: GetMany needs len(vals) and len(found) >= len(keys)", ErrInvalid)
+	}
+	for i, k := range keys {
+		v, err := t.Get(k)
+		switch err {
+		case nil:
+			vals[i], found[i] = v, true
+		case ErrNotFound:
+			vals[i], found[i] = nil, false
+		default:
+			return err
+		}
+	}
+	return nil
+}
+
+// Count returns the number of rows between lo and hi in O(log n).
+func (t *Table) Count(lo, hi Bound) (uint64, error) {
+	if t.db.closed.Load() {
+		return 0, ErrClosed
+	}
+	return t.tree.count(lo, hi)
+}
+
+// Rank returns the number of keys less than key.
+func (t *Table) Rank(key []byte) (uint64, error) {
+	if t.db.closed.Load() {
+		return 0, ErrClosed
+	}
+	r, _, err := t.tree.rank(key)
+	return r, err
+}
+
+// At returns row n (0-based, in key order) in O(log n), or ErrNotFound when
+// n >= Len(). The slices are as Get returns them.
+func (t *Table) At(n uint64) (key, val []byte, err error) {
+	if t.db.closed.Load() {
+		return nil, nil, ErrClosed
+	}
+	if n >= t.tree.desc.Rows {
+		return nil, nil, ErrNotFound
+	}
+	nd, row, err := t.tree.rowLeaf(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer t.tree.release(nd)
+	i := int(n - row)
+	key, val = leafKey(nd.p, i), nil
+	if val, err = t.tree.value(nd.p, i); err != nil {
+		return nil, nil, err
+	}
+	if nd.pin != noPin {
+		key = append([]byte(nil), key...)
+		val = append([]byte(nil), val...)
+	}
+	return key, val, nil
+}
+
+// NewCursor returns a cursor over the rows between lo and hi. It starts
+// unpositioned: call First, Last, Seek or SeekRow.
+func (t *Table) NewCursor(lo, hi Bound) *Cursor {
+	c := &Cursor{tr: &t.tree, closed: &t.db.closed}
+	c.init(lo, hi)
+	return c
+}

@@ -1,0 +1,152 @@
+package engine
+
+import (
+	f "github.com/drydb/drydb/engine/internal/format"
+)
+
+// tree is the read side of one B+tree (a table or an index). Plain trees
+// live in the mapping; a tree with a codec keeps its leaves in blocks that
+// are decoded into the page cache.
+type tree struct {
+	db    *DB
+	desc  f.Tree
+	codec *blockCodec
+	name  string
+}
+
+// node is a node being read: its bytes and, for a cached leaf, the cache
+// pin that keeps them alive (noPin for mapped pages).
+type node struct {
+	p   []byte
+	pin int32
+}
+
+const noPin = -1
+
+func (t *tree) release(n node) {
+	if n.pin != noPin {
+		t.db.cache.unpin(n.pin)
+	}
+}
+
+// child loads the node that ref points to at level.
+func (t *tree) child(ref uint64, level int) (node, error) {
+	if level == 0 && t.codec != nil {
+		return t.db.cache.get(t, ref)
+	}
+	p, err := t.db.page(ref, level)
+	return node{p: p, pin: noPin}, err
+}
+
+func (t *tree) root() (node, error) {
+	return t.child(t.desc.Root, int(t.desc.Depth)-1)
+}
+
+// seekLeaf descends to the leaf that holds key (or would) and returns it
+// with the row number of its first entry.
+func (t *tree) seekLeaf(key []byte) (node, uint64, error) {
+	var row uint64
+	lvl := int(t.desc.Depth) - 1
+	ref := t.desc.Root
+	for lvl > 0 {
+		p, err := t.db.page(ref, lvl)
+		if err != nil {
+			return node{}, 0, err
+		}
+		i := branchSearch(p, key)
+		row += branchBefore(p, i)
+		ref = branchChild(p, i)
+		lvl--
+	}
+	n, err := t.child(ref, 0)
+	return n, row, err
+}
+
+// rowLeaf descends to the leaf holding row n (n < Rows) and returns it with
+// the row number of its first entry.
+func (t *tree) rowLeaf(n uint64) (node, uint64, error) {
+	var row uint64
+	lvl := int(t.desc.Depth) - 1
+	ref := t.desc.Root
+	for lvl > 0 {
+		p, err := t.db.page(ref, lvl)
+		if err != nil {
+			return node{}, 0, err
+		}
+		i := branchRow(p, n-row)
+		row += branchBefore(p, i)
+		ref = branchChild(p, i)
+		lvl--
+	}
+	nd, err := t.child(ref, 0)
+	if err == nil && n-row >= uint64(nodeN(nd.p)) {
+		t.release(nd)
+		return node{}, 0, t.corrupt(ref, "row counts do not match the leaves")
+	}
+	return nd, row, err
+}
+
+func (t *tree) corrupt(ref uint64, reason string) error {
+	if t.codec != nil {
+		return corruptAt(int64(ref), "%s: %s", t.name, reason)
+	}
+	return &CorruptError{Page: ref, Offset: int64(ref) << t.db.pshift, Reason: t.name + ": " + reason}
+}
+
+// rank returns the number of keys < key, and whether key is present.
+func (t *tree) rank(key []byte) (uint64, bool, error) {
+	if t.desc.Depth == 0 {
+		return 0, false, nil
+	}
+	n, row, err := t.seekLeaf(key)
+	if err != nil {
+		return 0, false, err
+	}
+	i, found := leafSearch(n.p, key)
+	t.release(n)
+	return row + uint64(i), found, nil
+}
+
+// boundRow turns a lower bound into the first row inside it, and an upper
+// bound into the first row past it.
+func (t *tree) boundRow(b Bound, upper bool) (uint64, error) {
+	switch b.Kind {
+	case Unbounded:
+		if upper {
+			return t.desc.Rows, nil
+		}
+		return 0, nil
+	case Inclusive, Exclusive:
+		r, found, err := t.rank(b.Key)
+		if err != nil {
+			return 0, err
+		}
+		// lower inclusive and upper exclusive start at the key itself;
+		// lower exclusive and upper inclusive go one past it when present.
+		if found && (b.Kind == Exclusive) != upper {
+			r++
+		}
+		return r, nil
+	}
+	return 0, ErrInvalid
+}
+
+func (t *tree) rows(lo, hi Bound) (uint64, uint64, error) {
+	a, err := t.boundRow(lo, false)
+	if err != nil {
+		return 0, 0, err
+	}
+	b, err := t.boundRow(hi, true)
+	if err != nil {
+		return 0, 0, err
+	}
+	if b < a {
+		b = a
+	}
+	return a, b, nil
+}
+
+func (t *tree) count(lo, hi Bound) (uint64, error) {
+	a, b, err := t.rows(lo, hi)
+	return b - a, err
+}

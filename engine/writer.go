@@ -1,0 +1,281 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	f "github.com/drydb/drydb/engine/internal/format"
+)
+
+// out tracks the position in the file being written. Pages are written at
+// page-aligned positions; compressed leaf blocks at any byte offset.
+type out struct {
+	w        io.Writer
+	off      uint64
+	pageSize int
+	zero     []byte
+	err      error
+}
+
+func (o *out) write(b []byte) {
+	if o.err != nil {
+		return
+	}
+	n, err := o.w.Write(b)
+	o.off += uint64(n)
+	if err != nil {
+		o.err = fmt.Errorf("drydb: writing: %w", err)
+	}
+}
+
+// pad writes zeros up to the next page boundary.
+func (o *out) pad() {
+	if r := o.off % uint64(o.pageSize); r != 0 {
+		o.write(o.zero[:uint64(o.pageSize)-r])
+	}
+}
+
+func (o *out) pgno() uint64 { return o.off / uint64(o.pageSize) }
+
+// sep is one entry of the level being built: a child node, the separator key
+// that precedes it, and the number of rows below it.
+type sep struct {
+	key   []byte
+	child uint64
+	rows  uint64
+}
+
+// treeWriter streams sorted rows into leaves and then builds the branch
+// levels bottom-up. Leaves are written contiguously so that leaf links are
+// known when a leaf is written (next = this page + 1), except for the last
+// leaf, which is held back until the end.
+type treeWriter struct {
+	o        *out
+	ps       int
+	name     string // for error messages: `table "x"` or `index "x"`
+	codec    *blockCodec
+	pending  []byte // the leaf being filled
+	held     []byte // a finished leaf waiting for its successor (plain trees)
+	heldSep  sep
+	n        int
+	free     int // entries are placed from here downwards
+	lastKey  []byte
+	firstKey []byte
+	level    []sep
+	sepArena []byte
+	rows     uint64
+	leaves   uint64
+	prevLeaf uint64
+	first    uint64
+	leafRows uint64
+	pages    uint64
+	ovfBase  uint64 // page number of the first overflow page (blob file start)
+	keyBuf   []byte
+}
+
+func newTreeWriter(o *out, name string, codec *blockCodec) *treeWriter {
+	t := &treeWriter{o: o, ps: o.pageSize, name: name, codec: codec}
+	t.pending = make([]byte, t.ps)
+	t.held = make([]byte, t.ps)
+	t.first = o.pgno()
+	t.reset()
+	return t
+}
+
+func (t *treeWriter) reset() {
+	clear(t.pending)
+	t.n = 0
+	t.free = t.ps
+	t.leafRows = 0
+}
+
+// add appends one row. val is either the inline value or, with isRef, an
+// overflow reference (pgno relative to the blob file, length, crc).
+func (t *treeWriter) add(key, val []byte, isRef bool) error {
+	if t.rows > 0 {
+		if c := bytes.Compare(key, t.lastKey); c <= 0 {
+			if c == 0 {
+				return fmt.Errorf("%w: %s has key %s twice", ErrDuplicateKey, t.name, quoteKey(key))
+			}
+			return fmt.Errorf("%w: %s: keys out of order at %s", ErrInvalid, t.name, quoteKey(key))
+		}
+	}
+	size := f.LeafEntryHeader + len(key) + len(val)
+	if t.n > 0 && t.free-size < f.PageHeaderSize+(t.n+1)*f.SlotSize {
+		if err := t.finishLeaf(); err != nil {
+			return err
+		}
+	}
+	if t.n == 0 {
+		// The separator in front of this leaf: the shortest prefix of its
+		// first key that is still greater than the previous leaf's last key.
+		s := key
+		if t.rows > 0 {
+			c := commonPrefix(t.lastKey, key)
+			s = key[:c+1]
+		} else {
+			s = nil
+		}
+		t.firstKey = t.saveSep(s)
+	}
+	t.free -= size
+	p := t.pending
+	f.PutU16(p, f.PageHeaderSize+t.n*f.SlotSize, uint16(t.free))
+	f.PutU16(p, t.free, uint16(len(key)))
+	vl := uint32(len(val))
+	if isRef {
+		vl |= f.OverflowFlag
+		// rebase the overflow page number onto the file
+		ref := p[t.free+f.LeafEntryHeader+len(key):]
+		copy(ref, val)
+		f.PutU64(ref, 0, f.U64(val, 0)+t.ovfBase)
+	} else {
+		copy(p[t.free+f.LeafEntryHeader+len(key):], val)
+	}
+	f.PutU32(p, t.free+2, vl)
+	copy(p[t.free+f.LeafEntryHeader:], key)
+	t.n++
+	t.leafRows++
+	t.rows++
+	t.lastKey = append(t.lastKey[:0], key...)
+	return nil
+}
+
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return n
+}
+
+func (t *treeWriter) saveSep(k []byte) []byte {
+	if len(t.sepArena)+len(k) > cap(t.sepArena) {
+		t.sepArena = make([]byte, 0, max(64<<10, 2*len(k)))
+	}
+	o := len(t.sepArena)
+	t.sepArena = append(t.sepArena, k...)
+	return t.sepArena[o:len(t.sepArena):len(t.sepArena)]
+}
+
+func (t *treeWriter) finishLeaf() error {
+	p := t.pending
+	p[f.PgType] = f.PageLeaf
+	p[f.PgLevel] = 0
+	f.PutU16(p, f.PgN, uint16(t.n))
+	s := sep{key: t.firstKey, rows: t.leafRows}
+	if t.codec != nil {
+		s.child = t.o.off
+		if err := t.codec.writeBlock(t.o, p); err != nil {
+			return err
+		}
+	} else {
+		// Plain leaves: write the held leaf now that its successor exists.
+		if t.leaves > 0 {
+			at := t.o.pgno()
+			f.PutU32(t.held, f.PgNext, uint32(at+1))
+			t.writePage(t.held)
+			f.PutU32(p, f.PgPrev, uint32(at))
+		}
+		s.child = t.o.pgno()
+		if s.child >= 1<<32-1 {
+			return fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
+		}
+		t.pending, t.held = t.held, t.pending
+	}
+	t.level = append(t.level, s)
+	t.leaves++
+	t.reset()
+	return t.o.err
+}
+
+func (t *treeWriter) writePage(p []byte) {
+	f.PutU32(p, f.PgCRC, f.CRC(p[4:]))
+	t.o.write(p)
+	t.pages++
+}
+
+// finish writes the held leaf and the branch levels and returns the tree.
+func (t *treeWriter) finish() (f.Tree, error) {
+	if t.n > 0 {
+		if err := t.finishLeaf(); err != nil {
+			return f.Tree{}, err
+		}
+	}
+	if t.codec == nil && t.leaves > 0 {
+		f.PutU32(t.held, f.PgNext, 0)
+		t.writePage(t.held)
+	}
+	if t.codec != nil {
+		t.o.pad()
+	}
+	tr := f.Tree{Rows: t.rows, Leaves: t.leaves, FirstPage: t.first}
+	if t.leaves == 0 {
+		tr.LastPage = t.o.pgno()
+		return tr, t.o.err
+	}
+	depth := uint64(1)
+	level := t.level
+	for len(level) > 1 {
+		level = t.buildLevel(level, depth)
+		depth++
+		if depth > f.MaxDepth {
+			return f.Tree{}, fmt.Errorf("%w: %s: tree too deep", ErrTooLarge, t.name)
+		}
+	}
+	tr.Root = level[0].child
+	tr.Depth = depth
+	tr.LastPage = t.o.pgno()
+	return tr, t.o.err
+}
+
+// buildLevel packs one level's entries into branch pages (level = height of
+// the pages being written, children are at level-1) and returns the next level.
+func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
+	var next []sep
+	p := make([]byte, t.ps)
+	n, free := 0, t.ps
+	var before uint64
+	var first sep
+	flush := func() {
+		p[f.PgType] = f.PageBranch
+		p[f.PgLevel] = byte(level)
+		f.PutU16(p, f.PgN, uint16(n))
+		first.child = t.o.pgno()
+		first.rows = before
+		t.writePage(p)
+		next = append(next, first)
+		clear(p)
+		n, free, before = 0, t.ps, 0
+	}
+	for _, c := range children {
+		key := c.key
+		if n == 0 {
+			key = nil
+		}
+		size := f.BranchEntryHdr + len(key)
+		if n > 0 && free-size < f.PageHeaderSize+(n+1)*f.SlotSize {
+			flush()
+			key = nil
+			size = f.BranchEntryHdr
+		}
+		if n == 0 {
+			first = sep{key: c.key}
+		}
+		free -= size
+		f.PutU16(p, f.PageHeaderSize+n*f.SlotSize, uint16(free))
+		f.PutU64(p, free, c.child)
+		f.PutU64(p, free+8, before)
+		f.PutU16(p, free+16, uint16(len(key)))
+		copy(p[free+f.BranchEntryHdr:], key)
+		before += c.rows
+		n++
+	}
+	if n > 0 {
+		flush()
+	}
+	return next
+}
