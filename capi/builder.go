@@ -1,0 +1,419 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "cdefs.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+
+	"github.com/drydb/drydb/engine"
+	"github.com/drydb/drydb/engine/keyenc"
+)
+
+// builderObj owns an engine builder and the handles of its table and index
+// builders. All calls on it and its children take mu: a builder belongs to
+// one thread, but misuse must not corrupt it.
+type builderObj struct {
+	mu   sync.Mutex
+	b    *engine.Builder
+	meta map[string][]byte // shared with the engine's BuilderOptions, read at build time
+	kids []uintptr
+	dead bool
+}
+
+type tbuilderObj struct {
+	bo *builderObj
+	tb *engine.TableBuilder
+}
+
+type ibuilderObj struct {
+	bo *builderObj
+	ib *engine.IndexBuilder
+}
+
+func lockBuilder(bo *builderObj) C.int {
+	bo.mu.Lock()
+	if bo.dead {
+		bo.mu.Unlock()
+		return failf(codeClosed, "builder is freed")
+	}
+	return codeOK
+}
+
+func getBuilder(h C.uintptr_t) (*builderObj, C.int) {
+	o, code := lookup(uintptr(h), kindBuilder)
+	if code != codeOK {
+		return nil, handleErr(code, kindBuilder)
+	}
+	bo := o.(*builderObj)
+	return bo, lockBuilder(bo)
+}
+
+func getTBuilder(h C.uintptr_t) (*tbuilderObj, C.int) {
+	o, code := lookup(uintptr(h), kindTBuilder)
+	if code != codeOK {
+		return nil, handleErr(code, kindTBuilder)
+	}
+	t := o.(*tbuilderObj)
+	return t, lockBuilder(t.bo)
+}
+
+func getIBuilder(h C.uintptr_t) (*ibuilderObj, C.int) {
+	o, code := lookup(uintptr(h), kindIBuilder)
+	if code != codeOK {
+		return nil, handleErr(code, kindIBuilder)
+	}
+	x := o.(*ibuilderObj)
+	return x, lockBuilder(x.bo)
+}
+
+//export drydb_builder_new
+func drydb_builder_new(pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	if out == nil {
+		return failf(codeInvalid, "drydb_builder_new: NULL out")
+	}
+	if budget < 0 {
+		return failf(codeInvalid, "negative memory budget %d", int64(budget))
+	}
+	bo := &builderObj{meta: map[string][]byte{}}
+	b, err := engine.NewBuilder(&engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta})
+	if err != nil {
+		return fail(err)
+	}
+	bo.b = b
+	h := newHandle(kindBuilder, bo)
+	if h == 0 {
+		b.Close()
+		return failf(codeNoMem, "too many open handles")
+	}
+	*out = C.uintptr_t(h)
+	return codeOK
+}
+
+//export drydb_builder_set_meta
+func drydb_builder_set_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t) (rc C.int) {
+	defer guard(&rc)
+	bo, rc := getBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer bo.mu.Unlock()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	v, ok := in(val, vlen)
+	if !ok {
+		return badLen("value", val, vlen)
+	}
+	bo.meta[string(k)] = append([]byte{}, v...)
+	return codeOK
+}
+
+// encoding builds a key encoding from the C description.
+func encoding(k C.int, parts *C.uint8_t, nparts C.size_t) (keyenc.Encoding, C.int) {
+	if k < C.DRYDB_KEY_BYTES || k > C.DRYDB_KEY_COMPOSITE {
+		return keyenc.Encoding{}, failf(codeInvalid, "unknown key kind %d", int(k))
+	}
+	if nparts > C.DRYDB_MAX_PARTS {
+		return keyenc.Encoding{}, failf(codeInvalid, "%d key parts (at most %d)", uint64(nparts), C.DRYDB_MAX_PARTS)
+	}
+	e := keyenc.Encoding{Kind: keyenc.Kind(k)}
+	if nparts > 0 {
+		if parts == nil {
+			return e, failf(codeInvalid, "NULL parts with nparts %d", uint64(nparts))
+		}
+		for _, p := range unsafe.Slice(parts, int(nparts)) {
+			e.Parts = append(e.Parts, keyenc.Kind(p))
+		}
+	}
+	return e, codeOK
+}
+
+// cname copies a NUL-terminated name; NULL is an error.
+func cname(s *C.char) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	return C.GoString(s), true
+}
+
+//export drydb_builder_table
+func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.uint8_t, nparts C.size_t, compression C.int, level C.int, flags C.uint32_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	bo, rc := getBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer bo.mu.Unlock()
+	n, ok := cname(name)
+	if !ok || out == nil {
+		return failf(codeInvalid, "drydb_builder_table: NULL name or out")
+	}
+	enc, rc := encoding(keyKind, parts, nparts)
+	if rc != codeOK {
+		return rc
+	}
+	if compression < C.DRYDB_COMPRESS_NONE || compression > C.DRYDB_COMPRESS_S2 {
+		return failf(codeInvalid, "unknown compression %d", int(compression))
+	}
+	if flags&^C.DRYDB_DICTIONARY != 0 {
+		return failf(codeInvalid, "unknown table flags 0x%x", uint32(flags))
+	}
+	tb, err := bo.b.Table(n, &engine.TableOptions{Encoding: enc, Compression: engine.Compression{
+		Kind: engine.CompressionKind(compression), Level: int(level), Dictionary: flags&C.DRYDB_DICTIONARY != 0}})
+	if err != nil {
+		return fail(err)
+	}
+	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb})
+	if th == 0 {
+		return failf(codeNoMem, "too many open handles")
+	}
+	bo.kids = append(bo.kids, th)
+	*out = C.uintptr_t(th)
+	return codeOK
+}
+
+//export drydb_builder_index
+func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.int, parts *C.uint8_t, nparts C.size_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.mu.Unlock()
+	n, ok := cname(name)
+	if !ok || out == nil {
+		return failf(codeInvalid, "drydb_builder_index: NULL name or out")
+	}
+	enc, rc := encoding(keyKind, parts, nparts)
+	if rc != codeOK {
+		return rc
+	}
+	ib, err := t.tb.AddIndex(n, &engine.IndexOptions{Unique: unique != 0, Encoding: enc})
+	if err != nil {
+		return fail(err)
+	}
+	ih := newHandle(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib})
+	if ih == 0 {
+		return failf(codeNoMem, "too many open handles")
+	}
+	t.bo.kids = append(t.bo.kids, ih)
+	*out = C.uintptr_t(ih)
+	return codeOK
+}
+
+//export drydb_builder_append
+func drydb_builder_append(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.mu.Unlock()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	v, ok := in(val, vlen)
+	if !ok {
+		return badLen("value", val, vlen)
+	}
+	return fail(t.tb.Append(k, v)) // Append copies
+}
+
+// pairs walks n concatenated (a, b) pairs and calls f on each; it stops at
+// the first failure.
+func pairs(n C.size_t, as *C.uint8_t, alens *C.size_t, bs *C.uint8_t, blens *C.size_t, f func(i int, a, b []byte) C.int) C.int {
+	if n == 0 {
+		return codeOK
+	}
+	if uint64(n) > maxBatch {
+		return failf(codeInvalid, "n = %d exceeds %d", uint64(n), maxBatch)
+	}
+	if alens == nil || blens == nil {
+		return failf(codeInvalid, "NULL length array")
+	}
+	al, bl := unsafe.Slice(alens, int(n)), unsafe.Slice(blens, int(n))
+	var ta, tb uint64
+	for i := range al {
+		if uint64(al[i]) > maxLen || uint64(bl[i]) > maxLen {
+			return failf(codeInvalid, "length of item %d exceeds DRYDB_MAX_LEN", i)
+		}
+		ta += uint64(al[i])
+		tb += uint64(bl[i])
+	}
+	aa, ok := in(as, C.size_t(ta))
+	if !ok {
+		return badLen("keys", as, C.size_t(ta))
+	}
+	ba, ok := in(bs, C.size_t(tb))
+	if !ok {
+		return badLen("values", bs, C.size_t(tb))
+	}
+	var oa, ob uint64
+	for i := range al {
+		a := aa[oa : oa+uint64(al[i])]
+		b := ba[ob : ob+uint64(bl[i])]
+		oa += uint64(al[i])
+		ob += uint64(bl[i])
+		if rc := f(i, a, b); rc != codeOK {
+			return rc
+		}
+	}
+	return codeOK
+}
+
+//export drydb_builder_append_many
+func drydb_builder_append_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t, vals *C.uint8_t, vlens *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.mu.Unlock()
+	return pairs(n, keys, klens, vals, vlens, func(i int, k, v []byte) C.int {
+		if err := t.tb.Append(k, v); err != nil {
+			return failf(codeOf(err), "row %d: %v", i, err)
+		}
+		return codeOK
+	})
+}
+
+//export drydb_builder_index_add
+func drydb_builder_index_add(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk *C.uint8_t, pklen C.size_t) (rc C.int) {
+	defer guard(&rc)
+	x, rc := getIBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer x.bo.mu.Unlock()
+	k, ok := in(ikey, iklen)
+	if !ok {
+		return badLen("index key", ikey, iklen)
+	}
+	p, ok := in(pk, pklen)
+	if !ok {
+		return badLen("primary key", pk, pklen)
+	}
+	return fail(x.ib.Add(k, p))
+}
+
+//export drydb_builder_index_add_many
+func drydb_builder_index_add_many(h C.uintptr_t, n C.size_t, ikeys *C.uint8_t, iklens *C.size_t, pks *C.uint8_t, pklens *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	x, rc := getIBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer x.bo.mu.Unlock()
+	return pairs(n, ikeys, iklens, pks, pklens, func(i int, k, p []byte) C.int {
+		if err := x.ib.Add(k, p); err != nil {
+			return failf(codeOf(err), "entry %d: %v", i, err)
+		}
+		return codeOK
+	})
+}
+
+//export drydb_builder_build_file
+func drydb_builder_build_file(h C.uintptr_t, path *C.char) (rc C.int) {
+	defer guard(&rc)
+	bo, rc := getBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer bo.mu.Unlock()
+	p, ok := cname(path)
+	if !ok {
+		return failf(codeInvalid, "drydb_builder_build_file: NULL path")
+	}
+	_, err := bo.b.BuildToFile(p)
+	return fail(err)
+}
+
+// cWriter collects the built image in C memory, so the caller gets it
+// without a second copy out of the Go heap.
+type cWriter struct {
+	p      unsafe.Pointer
+	n, cap int
+	oom    bool
+}
+
+func (w *cWriter) Write(b []byte) (int, error) {
+	if w.n+len(b) > w.cap {
+		c := max(w.cap*2, 1<<16)
+		for c < w.n+len(b) {
+			c *= 2
+		}
+		p := C.realloc(w.p, C.size_t(c))
+		if p == nil {
+			w.oom = true
+			return 0, errNoMem
+		}
+		w.p, w.cap = p, c
+	}
+	copy(unsafe.Slice((*byte)(w.p), w.cap)[w.n:], b)
+	w.n += len(b)
+	return len(b), nil
+}
+
+type noMemError struct{}
+
+func (noMemError) Error() string { return "drydb: out of memory" }
+
+var errNoMem error = noMemError{}
+
+//export drydb_builder_build_memory
+func drydb_builder_build_memory(h C.uintptr_t, out **C.uint8_t, n *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	bo, rc := getBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer bo.mu.Unlock()
+	if out == nil || n == nil {
+		return failf(codeInvalid, "drydb_builder_build_memory: NULL out-pointer")
+	}
+	w := &cWriter{}
+	if _, err := bo.b.BuildTo(w); err != nil {
+		C.free(w.p)
+		if w.oom {
+			return failf(codeNoMem, "%v", err)
+		}
+		return fail(err)
+	}
+	*out, *n = (*C.uint8_t)(w.p), C.size_t(w.n)
+	return codeOK
+}
+
+//export drydb_builder_free
+func drydb_builder_free(h C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	if h == 0 {
+		return codeOK
+	}
+	o, code := lookup(uintptr(h), kindBuilder)
+	if code == codeClosed {
+		return codeOK
+	}
+	if code != codeOK {
+		return handleErr(code, kindBuilder)
+	}
+	bo := o.(*builderObj)
+	if !freeHandle(uintptr(h)) {
+		return codeOK
+	}
+	bo.mu.Lock()
+	defer bo.mu.Unlock()
+	bo.dead = true
+	for _, k := range bo.kids {
+		freeHandle(k)
+	}
+	bo.kids = nil
+	return fail(bo.b.Close())
+}

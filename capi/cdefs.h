@@ -1,0 +1,22 @@
+/* Internal header of the Go side of libdrydb. It sees the public types and
+ * constants but not the public prototypes: cgo declares the exported
+ * functions itself (without const), and the two declarations would clash. */
+#ifndef DRYDB_CDEFS_H
+#define DRYDB_CDEFS_H
+#define DRYDB__TYPES_ONLY
+#include "drydb.h"
+
+#define DRYDB__HIDDEN __attribute__((visibility("hidden")))
+
+/* Non-NULL pointer returned for zero-length data. */
+DRYDB__HIDDEN extern const uint8_t drydb__empty[1];
+
+/* Store the calling thread's failure detail (copied, truncated). */
+DRYDB__HIDDEN void drydb__set_errmsg(const char *msg, size_t n);
+
+/* The calling thread's value buffer (drydb_get and friends): at least n
+ * bytes, contents not preserved, valid until the next call on this thread.
+ * NULL when out of memory. */
+DRYDB__HIDDEN uint8_t *drydb__tls_reserve(size_t n);
+
+#endif

@@ -1,0 +1,406 @@
+package main
+
+/*
+#include <stdlib.h>
+#include "cdefs.h"
+*/
+import "C"
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"github.com/drydb/drydb/engine"
+)
+
+// dbObj is an open database and everything handed out for it.
+type dbObj struct {
+	db      *engine.DB
+	mapping []byte  // our own mmap of the file; nil for drydb_open_memory
+	lo, hi  uintptr // address range of the image: data inside is returned zero-copy
+	handle  uintptr
+
+	// active counts calls in progress; closed stops new ones. drydb_close
+	// sets closed and then waits for active to drain before unmapping, so a
+	// close racing with reads on other threads is safe.
+	active atomic.Int64
+	closed atomic.Bool
+
+	names []*C.char          // table names, C strings freed at close
+	meta  map[string]cbuf    // metadata values copied to C memory
+	info  engine.Info        // cached: Info() copies a map
+	mu    sync.Mutex         // guards the maps below
+	tabs  map[string]uintptr // table handles (one per name)
+	kids  map[uintptr]func() // every child handle with its cleanup
+}
+
+// cbuf is a block of C memory.
+type cbuf struct {
+	p *C.uint8_t
+	n int
+}
+
+// enter admits a call unless the database is closed; pair with leave.
+// The increment comes before the check, and close sets closed before
+// reading active (both sequentially consistent), so either the call sees
+// closed or close sees the call.
+func (d *dbObj) enter() bool {
+	d.active.Add(1)
+	if d.closed.Load() {
+		d.active.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (d *dbObj) leave() { d.active.Add(-1) }
+
+// ptr returns a C pointer for b: b itself when it lies inside the image,
+// else (Go memory) nil, telling the caller to copy.
+func (d *dbObj) inImage(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= d.lo && p+uintptr(len(b)) <= d.hi
+}
+
+// addKid registers a child handle and the cleanup run when the database
+// closes first.
+func (d *dbObj) addKid(h uintptr, cleanup func()) {
+	d.mu.Lock()
+	d.kids[h] = cleanup
+	d.mu.Unlock()
+}
+
+func (d *dbObj) dropKid(h uintptr) {
+	d.mu.Lock()
+	delete(d.kids, h)
+	d.mu.Unlock()
+}
+
+// maxLen bounds every length crossing the API (DRYDB_MAX_LEN).
+const maxLen = 1<<31 - 1
+
+// empty is the key used for a zero-length input: the engine treats it as a
+// real (smallest) key.
+var empty = []byte{}
+
+// in views C memory as a byte slice without copying (the memory is not Go
+// memory, so the engine may read it during the call but must not keep it).
+func in(p *C.uint8_t, n C.size_t) ([]byte, bool) {
+	if n == 0 {
+		return empty, true
+	}
+	if p == nil || uint64(n) > maxLen {
+		return nil, false
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n)), true
+}
+
+func badLen(what string, p *C.uint8_t, n C.size_t) C.int {
+	if p == nil {
+		return failf(codeInvalid, "%s is NULL with length %d", what, uint64(n))
+	}
+	return failf(codeInvalid, "%s length %d exceeds DRYDB_MAX_LEN", what, uint64(n))
+}
+
+func emptyPtr() *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&C.drydb__empty[0])) }
+
+func cptr(b []byte) *C.uint8_t {
+	if len(b) == 0 {
+		return emptyPtr()
+	}
+	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b)))
+}
+
+// getDB resolves a database handle and enters it.
+func getDB(h C.uintptr_t) (*dbObj, C.int) {
+	o, code := lookup(uintptr(h), kindDB)
+	if code != codeOK {
+		return nil, handleErr(code, kindDB)
+	}
+	d := o.(*dbObj)
+	if !d.enter() {
+		return nil, failf(codeClosed, "database is closed")
+	}
+	return d, codeOK
+}
+
+func openOptions(flags C.uint32_t, cacheBytes C.int64_t) (*engine.Options, C.int) {
+	if flags&^C.DRYDB_OPEN_VERIFY != 0 {
+		return nil, failf(codeInvalid, "unknown open flags 0x%x", uint32(flags))
+	}
+	if cacheBytes < 0 {
+		return nil, failf(codeInvalid, "negative cache size %d", int64(cacheBytes))
+	}
+	return &engine.Options{Verify: flags&C.DRYDB_OPEN_VERIFY != 0, CacheBytes: int64(cacheBytes)}, codeOK
+}
+
+//export drydb_open
+func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	if path == nil || out == nil {
+		return failf(codeInvalid, "drydb_open: NULL path or out")
+	}
+	opts, rc := openOptions(flags, cacheBytes)
+	if rc != codeOK {
+		return rc
+	}
+	// Map the file here rather than in engine.Open, so that this package
+	// knows the address range of the image: values inside it go to C
+	// zero-copy, anything else is copied out of Go memory.
+	name := C.GoString(path)
+	fh, err := os.Open(name)
+	if err != nil {
+		return fail(err)
+	}
+	defer fh.Close()
+	st, err := fh.Stat()
+	if err != nil {
+		return fail(err)
+	}
+	if int64(int(st.Size())) != st.Size() || st.Size() > 1<<46 {
+		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, st.Size())
+	}
+	var data []byte
+	if st.Size() > 0 {
+		data, err = syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+		if err != nil {
+			return failf(codeIO, "mapping %s: %v", name, err)
+		}
+	}
+	rc = openImage(data, true, opts, out)
+	if rc != codeOK && data != nil {
+		syscall.Munmap(data)
+	}
+	return rc
+}
+
+//export drydb_open_memory
+func drydb_open_memory(data unsafe.Pointer, n C.size_t, flags C.uint32_t, cacheBytes C.int64_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	if out == nil {
+		return failf(codeInvalid, "drydb_open_memory: NULL out")
+	}
+	b, ok := in((*C.uint8_t)(data), n)
+	if !ok {
+		return badLen("data", (*C.uint8_t)(data), n)
+	}
+	opts, rc := openOptions(flags, cacheBytes)
+	if rc != codeOK {
+		return rc
+	}
+	return openImage(b, false, opts, out)
+}
+
+func openImage(data []byte, mapped bool, opts *engine.Options, out *C.uintptr_t) (rc C.int) {
+	defer debug.SetPanicOnFault(faults())
+	db, err := engine.OpenBytes(data, opts)
+	if err != nil {
+		return fail(err)
+	}
+	d := &dbObj{db: db, tabs: map[string]uintptr{}, kids: map[uintptr]func(){}, meta: map[string]cbuf{}}
+	if mapped {
+		d.mapping = data
+	}
+	if len(data) > 0 {
+		d.lo = uintptr(unsafe.Pointer(unsafe.SliceData(data)))
+		d.hi = d.lo + uintptr(len(data))
+	}
+	d.info = db.Info()
+	for _, n := range db.Tables() {
+		d.names = append(d.names, C.CString(n))
+	}
+	for k, v := range d.info.Metadata {
+		d.meta[k] = cbuf{p: cptr(v), n: len(v)}
+		if !d.inImage(v) { // the engine decoded it: keep a C copy
+			p := C.malloc(C.size_t(len(v) + 1))
+			copy(unsafe.Slice((*byte)(p), len(v)), v)
+			d.meta[k] = cbuf{p: (*C.uint8_t)(p), n: -len(v) - 1} // negative: owned
+		}
+	}
+	d.handle = newHandle(kindDB, d)
+	if d.handle == 0 {
+		d.release()
+		return failf(codeNoMem, "too many open handles")
+	}
+	*out = C.uintptr_t(d.handle)
+	return codeOK
+}
+
+// release frees what the database owns; it runs once no call is active.
+func (d *dbObj) release() {
+	d.mu.Lock()
+	kids := d.kids
+	d.kids = map[uintptr]func(){}
+	d.mu.Unlock()
+	for h, cleanup := range kids {
+		if freeHandle(h) && cleanup != nil {
+			cleanup()
+		}
+	}
+	d.db.Close()
+	if d.mapping != nil {
+		syscall.Munmap(d.mapping)
+		d.mapping = nil
+	}
+	for _, p := range d.names {
+		C.free(unsafe.Pointer(p))
+	}
+	d.names = nil
+	for _, m := range d.meta {
+		if m.n < 0 {
+			C.free(unsafe.Pointer(m.p))
+		}
+	}
+	d.meta = nil
+}
+
+//export drydb_close
+func drydb_close(h C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	if h == 0 {
+		return codeOK
+	}
+	o, code := lookup(uintptr(h), kindDB)
+	if code == codeClosed {
+		return codeOK
+	}
+	if code != codeOK {
+		return handleErr(code, kindDB)
+	}
+	d := o.(*dbObj)
+	if !freeHandle(uintptr(h)) {
+		return codeOK // another thread is closing it
+	}
+	d.closed.Store(true)
+	// Calls are short (no call blocks on the host), so polling is enough.
+	for spins := 0; d.active.Load() != 0; spins++ {
+		if spins < 100 {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	d.release()
+	return codeOK
+}
+
+//export drydb_verify
+func drydb_verify(h C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	defer debug.SetPanicOnFault(faults())
+	return fail(d.db.Verify())
+}
+
+//export drydb_info
+func drydb_info(h C.uintptr_t, out *C.struct_drydb_db_info) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	if out == nil {
+		return failf(codeInvalid, "drydb_info: NULL out")
+	}
+	*out = C.struct_drydb_db_info{}
+	out.format_version = C.uint32_t(d.info.FormatVersion)
+	out.page_size = C.uint32_t(d.info.PageSize)
+	out.file_size = C.int64_t(d.info.FileSize)
+	out.created_unix_ns = C.int64_t(d.info.Created.UnixNano())
+	for i, b := range d.info.BuildID {
+		out.build_id[i] = C.uint8_t(b)
+	}
+	out.table_count = C.uint64_t(len(d.names))
+	return codeOK
+}
+
+//export drydb_meta_get
+func drydb_meta_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	if val == nil || vlen == nil {
+		return failf(codeInvalid, "drydb_meta_get: NULL out-pointer")
+	}
+	m, ok := d.meta[string(k)]
+	if !ok {
+		return codeNotFound
+	}
+	n := m.n
+	if n < 0 {
+		n = -n - 1
+	}
+	*val, *vlen = m.p, C.size_t(n)
+	return codeOK
+}
+
+//export drydb_table_count
+func drydb_table_count(h C.uintptr_t, out *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	if out == nil {
+		return failf(codeInvalid, "drydb_table_count: NULL out")
+	}
+	*out = C.size_t(len(d.names))
+	return codeOK
+}
+
+//export drydb_table_name
+func drydb_table_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	if name == nil {
+		return failf(codeInvalid, "drydb_table_name: NULL out")
+	}
+	if uint64(i) >= uint64(len(d.names)) {
+		return codeNotFound
+	}
+	*name = d.names[i]
+	return codeOK
+}
+
+//export drydb_cache_stats
+func drydb_cache_stats(h C.uintptr_t, out *C.struct_drydb_cache_stats) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	if out == nil {
+		return failf(codeInvalid, "drydb_cache_stats: NULL out")
+	}
+	s := d.db.CacheStats()
+	*out = C.struct_drydb_cache_stats{}
+	out.hits, out.misses, out.evictions, out.bytes = C.uint64_t(s.Hits), C.uint64_t(s.Misses), C.uint64_t(s.Evictions), C.uint64_t(s.Bytes)
+	return codeOK
+}

@@ -1,0 +1,141 @@
+package main
+
+/*
+#include "cdefs.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"runtime/debug"
+	"syscall"
+	"unsafe"
+
+	"github.com/drydb/drydb/engine"
+)
+
+// Status codes; the values are those of include/drydb.h.
+const (
+	codeOK          = C.DRYDB_OK
+	codeNotFound    = C.DRYDB_NOTFOUND
+	codeInvalid     = C.DRYDB_INVALID
+	codeClosed      = C.DRYDB_CLOSED
+	codeBadHandle   = C.DRYDB_BADHANDLE
+	codeCorrupt     = C.DRYDB_CORRUPT
+	codeVersion     = C.DRYDB_VERSION
+	codeKeyTooLarge = C.DRYDB_KEYTOOLARGE
+	codeDuplicate   = C.DRYDB_DUPLICATE
+	codeBadKey      = C.DRYDB_BADKEY
+	codeIO          = C.DRYDB_IO
+	codeNoMem       = C.DRYDB_NOMEM
+	codeNoTable     = C.DRYDB_NOTABLE
+	codeNoIndex     = C.DRYDB_NOINDEX
+	codeFilter      = C.DRYDB_FILTER
+	codeTooLarge    = C.DRYDB_TOOLARGE
+	codeInternal    = C.DRYDB_INTERNAL
+)
+
+// codeOf is the one place where engine and OS errors become status codes.
+// Order matters: engine sentinels first (they may wrap OS errors), then the
+// OS.
+func codeOf(err error) int {
+	switch {
+	case err == nil:
+		return codeOK
+	case errors.Is(err, engine.ErrNotFound):
+		return codeNotFound
+	case errors.Is(err, engine.ErrCorrupt):
+		return codeCorrupt
+	case errors.Is(err, engine.ErrVersion):
+		return codeVersion
+	case errors.Is(err, engine.ErrKeyTooLarge):
+		return codeKeyTooLarge
+	case errors.Is(err, engine.ErrDuplicateKey):
+		return codeDuplicate
+	case errors.Is(err, engine.ErrBadKey):
+		return codeBadKey
+	case errors.Is(err, engine.ErrClosed):
+		return codeClosed
+	case errors.Is(err, engine.ErrNoTable):
+		return codeNoTable
+	case errors.Is(err, engine.ErrNoIndex):
+		return codeNoIndex
+	case errors.Is(err, engine.ErrUnknownFilter):
+		return codeFilter
+	case errors.Is(err, engine.ErrTooLarge):
+		return codeTooLarge
+	case errors.Is(err, engine.ErrInvalid):
+		return codeInvalid
+	case errors.Is(err, syscall.ENOMEM):
+		return codeNoMem
+	}
+	var pe *fs.PathError
+	var errno syscall.Errno
+	if errors.As(err, &pe) || errors.As(err, &errno) {
+		return codeIO
+	}
+	return codeInternal
+}
+
+// setErrmsg stores msg as the calling thread's failure detail. The C side
+// copies it, so passing Go memory for the duration of the call is allowed.
+func setErrmsg(msg string) {
+	if msg == "" {
+		C.drydb__set_errmsg(nil, 0)
+		return
+	}
+	C.drydb__set_errmsg((*C.char)(unsafe.Pointer(unsafe.StringData(msg))), C.size_t(len(msg)))
+}
+
+// fail records err for drydb_errmsg and returns its code. NOTFOUND is an
+// ordinary status and leaves errmsg alone.
+func fail(err error) C.int {
+	c := codeOf(err)
+	if c != codeNotFound && c != codeOK {
+		setErrmsg(err.Error())
+	}
+	return C.int(c)
+}
+
+// failf records a failure detected by this package.
+func failf(code int, format string, args ...any) C.int {
+	setErrmsg("drydb: " + fmt.Sprintf(format, args...))
+	return C.int(code)
+}
+
+// handleErr explains a failed handle lookup.
+func handleErr(code int, k kind) C.int {
+	switch code {
+	case codeInvalid:
+		return failf(code, "NULL %s handle", k)
+	case codeClosed:
+		return failf(code, "%s handle is closed", k)
+	}
+	return failf(code, "not a valid %s handle", k)
+}
+
+// faultAddr is implemented by the runtime error that SetPanicOnFault turns
+// a memory fault into.
+type faultAddr interface{ Addr() uintptr }
+
+// guard ends every export: it turns a panic into DRYDB_INTERNAL (or
+// DRYDB_CORRUPT for a fault on the mapping, e.g. a file truncated
+// underneath) instead of letting it kill the host process. Use as
+// `defer guard(&rc)` with a named result.
+func guard(rc *C.int) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if _, ok := r.(faultAddr); ok {
+		*rc = failf(codeCorrupt, "memory fault reading the database (was the file truncated or changed while open?): %v", r)
+		return
+	}
+	*rc = failf(codeInternal, "internal error: %v\n%s", r, debug.Stack())
+}
+
+// faults makes memory faults in this call recoverable panics; it returns
+// the previous setting for `defer debug.SetPanicOnFault(faults())`.
+func faults() bool { return debug.SetPanicOnFault(true) }

@@ -1,0 +1,486 @@
+package main
+
+/*
+#include "cdefs.h"
+*/
+import "C"
+
+import (
+	"runtime/debug"
+	"sync"
+	"unsafe"
+
+	"github.com/drydb/drydb/engine"
+	"github.com/drydb/drydb/engine/keyenc"
+)
+
+type tableObj struct {
+	d      *dbObj
+	t      *engine.Table
+	enc    keyenc.Encoding
+	handle uintptr
+	ixs    map[string]uintptr // index handles, guarded by d.mu
+}
+
+type indexObj struct {
+	d   *dbObj
+	tbl *tableObj
+	ix  *engine.Index
+	enc keyenc.Encoding
+}
+
+func getTable(h C.uintptr_t) (*tableObj, C.int) {
+	o, code := lookup(uintptr(h), kindTable)
+	if code != codeOK {
+		return nil, handleErr(code, kindTable)
+	}
+	t := o.(*tableObj)
+	if !t.d.enter() {
+		return nil, failf(codeClosed, "database is closed")
+	}
+	return t, codeOK
+}
+
+func getIndex(h C.uintptr_t) (*indexObj, C.int) {
+	o, code := lookup(uintptr(h), kindIndex)
+	if code != codeOK {
+		return nil, handleErr(code, kindIndex)
+	}
+	x := o.(*indexObj)
+	if !x.d.enter() {
+		return nil, failf(codeClosed, "database is closed")
+	}
+	return x, codeOK
+}
+
+//export drydb_table_open
+func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	if name == nil || out == nil {
+		return failf(codeInvalid, "drydb_table_open: NULL name or out")
+	}
+	n := C.GoString(name)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if th, ok := d.tabs[n]; ok {
+		*out = C.uintptr_t(th)
+		return codeOK
+	}
+	t, err := d.db.Table(n)
+	if err != nil {
+		return fail(err)
+	}
+	to := &tableObj{d: d, t: t, enc: t.Encoding(), ixs: map[string]uintptr{}}
+	to.handle = newHandle(kindTable, to)
+	if to.handle == 0 {
+		return failf(codeNoMem, "too many open handles")
+	}
+	d.tabs[n] = to.handle
+	d.kids[to.handle] = nil
+	*out = C.uintptr_t(to.handle)
+	return codeOK
+}
+
+//export drydb_table_info
+func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if out == nil {
+		return failf(codeInvalid, "drydb_table_info: NULL out")
+	}
+	*out = C.struct_drydb_table_info{}
+	out.key_kind = C.int32_t(t.enc.Kind)
+	out.nparts = C.uint32_t(len(t.enc.Parts))
+	for i, p := range t.enc.Parts {
+		if i < C.DRYDB_MAX_PARTS {
+			out.parts[i] = C.uint8_t(p)
+		}
+	}
+	out.rows = C.uint64_t(t.t.Len())
+	out.index_count = C.uint32_t(len(t.t.Indexes()))
+	c := t.t.Compression()
+	out.compression = C.int32_t(c.Kind)
+	out.level = C.int32_t(c.Level)
+	if c.Dictionary {
+		out.flags |= C.DRYDB_DICTIONARY
+	}
+	return codeOK
+}
+
+// tlsOut hands data to C through the calling thread's value buffer: items
+// inside the image go out zero-copy, the rest (Go memory) is copied into the
+// buffer, which is reserved once for all of them because reserving again
+// would move it.
+type tlsItem struct {
+	b   []byte
+	ptr **C.uint8_t
+	n   *C.size_t
+}
+
+func tlsOut(d *dbObj, items []tlsItem) C.int {
+	total := 0
+	for _, it := range items {
+		if !d.inImage(it.b) {
+			total += len(it.b)
+		}
+	}
+	var buf []byte
+	if total > 0 {
+		p := C.drydb__tls_reserve(C.size_t(total))
+		if p == nil {
+			return failf(codeNoMem, "cannot allocate %d bytes for values", total)
+		}
+		buf = unsafe.Slice((*byte)(unsafe.Pointer(p)), total)
+	}
+	off := 0
+	for _, it := range items {
+		if it.ptr == nil {
+			continue
+		}
+		if d.inImage(it.b) {
+			*it.ptr = cptr(it.b)
+		} else {
+			copy(buf[off:], it.b)
+			*it.ptr = cptr(buf[off : off+len(it.b)])
+			off += len(it.b)
+		}
+		if it.n != nil {
+			*it.n = C.size_t(len(it.b))
+		}
+	}
+	return codeOK
+}
+
+//export drydb_get
+func drydb_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	if val == nil || vlen == nil {
+		return failf(codeInvalid, "drydb_get: NULL out-pointer")
+	}
+	if err := t.enc.Validate(k); err != nil {
+		return fail(err)
+	}
+	defer debug.SetPanicOnFault(faults())
+	v, err := t.t.GetPinned(k)
+	if err != nil {
+		return fail(err)
+	}
+	defer v.Release()
+	if t.d.inImage(v.Data) {
+		*val, *vlen = cptr(v.Data), C.size_t(len(v.Data))
+		return codeOK
+	}
+	return tlsOut(t.d, []tlsItem{{v.Data, val, vlen}})
+}
+
+// manyScratch is reused across drydb_get_many calls to avoid allocating
+// per call.
+type manyScratch struct {
+	keys  [][]byte
+	vals  [][]byte
+	found []bool
+	items []tlsItem
+}
+
+var manyPool = sync.Pool{New: func() any { return new(manyScratch) }}
+
+// maxBatch bounds n of the batch calls; beyond it a caller is confused.
+const maxBatch = 1 << 24
+
+//export drydb_get_many
+func drydb_get_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t, found *C.uint8_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if n == 0 {
+		return codeOK
+	}
+	if uint64(n) > maxBatch {
+		return failf(codeInvalid, "drydb_get_many: n = %d exceeds %d", uint64(n), maxBatch)
+	}
+	if klens == nil || vals == nil || vlens == nil || found == nil {
+		return failf(codeInvalid, "drydb_get_many: NULL array")
+	}
+	kl := unsafe.Slice(klens, int(n))
+	var total uint64
+	for i, l := range kl {
+		if uint64(l) > maxLen {
+			return failf(codeInvalid, "drydb_get_many: klens[%d] = %d exceeds DRYDB_MAX_LEN", i, uint64(l))
+		}
+		total += uint64(l)
+	}
+	all, ok := in(keys, C.size_t(total))
+	if !ok {
+		return badLen("keys", keys, C.size_t(total))
+	}
+	s := manyPool.Get().(*manyScratch)
+	defer manyPool.Put(s)
+	s.keys = s.keys[:0]
+	off := uint64(0)
+	for i, l := range kl {
+		k := all[off : off+uint64(l) : off+uint64(l)]
+		off += uint64(l)
+		if err := t.enc.Validate(k); err != nil {
+			return failf(codeBadKey, "drydb_get_many: key %d: %v", i, err)
+		}
+		s.keys = append(s.keys, k)
+	}
+	s.vals = resize(s.vals, len(s.keys))
+	s.found = resize(s.found, len(s.keys))
+	defer debug.SetPanicOnFault(faults())
+	if err := t.t.GetMany(s.keys, s.vals, s.found); err != nil {
+		return fail(err)
+	}
+	vs, vl, fs := unsafe.Slice(vals, int(n)), unsafe.Slice(vlens, int(n)), unsafe.Slice(found, int(n))
+	s.items = s.items[:0]
+	for i := range s.keys {
+		if s.found[i] {
+			fs[i] = 1
+			s.items = append(s.items, tlsItem{s.vals[i], &vs[i], &vl[i]})
+		} else {
+			fs[i], vs[i], vl[i] = 0, nil, 0
+		}
+	}
+	rc = tlsOut(t.d, s.items)
+	clear(s.keys) // drop references to C memory and values
+	clear(s.vals)
+	clear(s.items)
+	return rc
+}
+
+// bound converts a C range end. keep copies the key into Go memory for
+// engine objects that hold on to it (cursors).
+func bound(p *C.uint8_t, n C.size_t, k C.int, keep bool) (engine.Bound, C.int) {
+	switch k {
+	case C.DRYDB_UNBOUNDED:
+		return engine.Bound{}, codeOK
+	case C.DRYDB_INCLUSIVE, C.DRYDB_EXCLUSIVE:
+	default:
+		return engine.Bound{}, failf(codeInvalid, "bad bound kind %d", int(k))
+	}
+	b, ok := in(p, n)
+	if !ok {
+		return engine.Bound{}, badLen("bound key", p, n)
+	}
+	if keep {
+		b = append([]byte{}, b...)
+	}
+	return engine.Bound{Kind: engine.BoundKind(k), Key: b}, codeOK
+}
+
+func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, keep bool) (engine.Bound, engine.Bound, C.int) {
+	l, rc := bound(lo, lolen, lokind, keep)
+	if rc != codeOK {
+		return l, l, rc
+	}
+	u, rc := bound(hi, hilen, hikind, keep)
+	return l, u, rc
+}
+
+//export drydb_count
+func drydb_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	if rc != codeOK {
+		return rc
+	}
+	if out == nil {
+		return failf(codeInvalid, "drydb_count: NULL out")
+	}
+	defer debug.SetPanicOnFault(faults())
+	n, err := t.t.Count(l, u)
+	if err != nil {
+		return fail(err)
+	}
+	*out = C.uint64_t(n)
+	return codeOK
+}
+
+//export drydb_rank
+func drydb_rank(h C.uintptr_t, key *C.uint8_t, klen C.size_t, out *C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	if out == nil {
+		return failf(codeInvalid, "drydb_rank: NULL out")
+	}
+	defer debug.SetPanicOnFault(faults())
+	n, err := t.t.Rank(k)
+	if err != nil {
+		return fail(err)
+	}
+	*out = C.uint64_t(n)
+	return codeOK
+}
+
+//export drydb_at
+func drydb_at(h C.uintptr_t, n C.uint64_t, key **C.uint8_t, klen *C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if key == nil || klen == nil || val == nil || vlen == nil {
+		return failf(codeInvalid, "drydb_at: NULL out-pointer")
+	}
+	defer debug.SetPanicOnFault(faults())
+	k, v, err := t.t.At(uint64(n))
+	if err != nil {
+		return fail(err)
+	}
+	return tlsOut(t.d, []tlsItem{{k, key, klen}, {v, val, vlen}})
+}
+
+//export drydb_index_open
+func drydb_index_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if name == nil || out == nil {
+		return failf(codeInvalid, "drydb_index_open: NULL name or out")
+	}
+	n := C.GoString(name)
+	d := t.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if xh, ok := t.ixs[n]; ok {
+		*out = C.uintptr_t(xh)
+		return codeOK
+	}
+	ix, err := t.t.Index(n)
+	if err != nil {
+		return fail(err)
+	}
+	xo := &indexObj{d: d, tbl: t, ix: ix, enc: ix.Encoding()}
+	xh := newHandle(kindIndex, xo)
+	if xh == 0 {
+		return failf(codeNoMem, "too many open handles")
+	}
+	t.ixs[n] = xh
+	d.kids[xh] = nil
+	*out = C.uintptr_t(xh)
+	return codeOK
+}
+
+//export drydb_index_info
+func drydb_index_info(h C.uintptr_t, out *C.struct_drydb_index_info) (rc C.int) {
+	defer guard(&rc)
+	x, rc := getIndex(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer x.d.leave()
+	if out == nil {
+		return failf(codeInvalid, "drydb_index_info: NULL out")
+	}
+	*out = C.struct_drydb_index_info{}
+	out.key_kind = C.int32_t(x.enc.Kind)
+	out.nparts = C.uint32_t(len(x.enc.Parts))
+	for i, p := range x.enc.Parts {
+		if i < C.DRYDB_MAX_PARTS {
+			out.parts[i] = C.uint8_t(p)
+		}
+	}
+	out.entries = C.uint64_t(x.ix.Len())
+	if x.ix.Unique() {
+		out.unique = 1
+	}
+	return codeOK
+}
+
+//export drydb_index_get
+func drydb_index_get(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk **C.uint8_t, pklen *C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	x, rc := getIndex(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer x.d.leave()
+	k, ok := in(ikey, iklen)
+	if !ok {
+		return badLen("index key", ikey, iklen)
+	}
+	if pk == nil || pklen == nil || val == nil || vlen == nil {
+		return failf(codeInvalid, "drydb_index_get: NULL out-pointer")
+	}
+	if err := x.enc.Validate(k); err != nil {
+		return fail(err)
+	}
+	defer debug.SetPanicOnFault(faults())
+	p, v, err := x.ix.Get(k)
+	if err != nil {
+		return fail(err)
+	}
+	return tlsOut(x.d, []tlsItem{{p, pk, pklen}, {v, val, vlen}})
+}
+
+//export drydb_index_count
+func drydb_index_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) (rc C.int) {
+	defer guard(&rc)
+	x, rc := getIndex(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer x.d.leave()
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	if rc != codeOK {
+		return rc
+	}
+	if out == nil {
+		return failf(codeInvalid, "drydb_index_count: NULL out")
+	}
+	defer debug.SetPanicOnFault(faults())
+	n, err := x.ix.Count(l, u)
+	if err != nil {
+		return fail(err)
+	}
+	*out = C.uint64_t(n)
+	return codeOK
+}
+
+// resize returns s with length n and zeroed contents, reusing its array.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	s = s[:n]
+	clear(s)
+	return s
+}
