@@ -73,7 +73,7 @@ class Store:
 
 class LmdbStore(Store):
     name = "lmdb"
-    config = "py-lmdb: readonly env, one long-lived read txn (buffers=False), reused cursor; build putmulti(append=True)"
+    config = "py-lmdb (bundles its own LMDB): readonly env, one long-lived read txn (buffers=False), reused cursor; build putmulti(append=True)"
 
     def __init__(self):
         try:
