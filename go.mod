@@ -3,9 +3,9 @@ module github.com/drydb/drydb
 go 1.26.8
 
 require (
-	github.com/google/uuid v1.6.0 // indirect
-	github.com/klauspost/compress v1.20.4 // indirect
-	github.com/oklog/ulid/v2 v2.1.2 // indirect
-	go.etcd.io/bbolt v1.5.0 // indirect
-	golang.org/x/sys v0.45.0 // indirect
+	github.com/google/uuid v1.6.0
+	github.com/klauspost/compress v1.20.4
+	github.com/oklog/ulid/v2 v2.1.2
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.45.0
 )

@@ -507,6 +507,7 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), codec)
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
+	tw.fullSeps = fixed8(t.opts.Encoding)
 	it, err := t.rows.iterate()
 	if err != nil {
 		return ct, rep, err
@@ -565,6 +566,12 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 		rep.Indexes = append(rep.Indexes, ir)
 	}
 	return ct, rep, o.err
+}
+
+// fixed8 reports encodings whose keys are always 8 bytes; their trees get
+// the integer-compare fast path (see node.go).
+func fixed8(e keyenc.Encoding) bool {
+	return e.Kind == keyenc.Int64 || e.Kind == keyenc.Uint64 || e.Kind == keyenc.Float64
 }
 
 func (t *TableBuilder) readBlob(ref []byte) ([]byte, error) {

@@ -167,7 +167,7 @@ func (c *cache) decode(t *tree, off uint64, dst []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r := checkNode(p, 0, t.db.npages<<t.db.pshift, c.ps); r != "" {
+	if r := checkNode(p, 0, t.width(), t.db.npages<<t.db.pshift, c.ps); r != "" {
 		return nil, corruptAt(int64(off), "%s: leaf block: %s", t.name, r)
 	}
 	return p, nil

@@ -252,7 +252,7 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 		}
 		t.codec = codec
 	}
-	t.tree = tree{db: db, desc: ct.Tree, codec: t.codec, name: what}
+	t.tree = tree{db: db, desc: ct.Tree, codec: t.codec, name: what, k8: fixed8(enc)}
 	for i := range ct.Indexes {
 		ci := &ct.Indexes[i]
 		ienc, err := keyenc.UnmarshalEncoding(ci.Encoding)
@@ -331,7 +331,7 @@ func (db *DB) CacheStats() CacheStats {
 
 // page returns plain page pgno, checking it the first time this process
 // touches it (checksum and structure). Later reads pay one atomic load.
-func (db *DB) page(pgno uint64, level int) ([]byte, error) {
+func (db *DB) page(pgno uint64, level, width int) ([]byte, error) {
 	if pgno == 0 || pgno >= db.npages {
 		return nil, &CorruptError{Page: pgno, Offset: int64(pgno) << db.pshift, Reason: "page number out of range"}
 	}
@@ -340,7 +340,7 @@ func (db *DB) page(pgno uint64, level int) ([]byte, error) {
 	w := &db.verified[pgno>>6]
 	bit := uint64(1) << (pgno & 63)
 	if w.Load()&bit == 0 {
-		if err := db.checkPage(pgno, p, level); err != nil {
+		if err := db.checkPage(pgno, p, level, width); err != nil {
 			return nil, err
 		}
 		w.Or(bit)
@@ -350,11 +350,11 @@ func (db *DB) page(pgno uint64, level int) ([]byte, error) {
 	return p, nil
 }
 
-func (db *DB) checkPage(pgno uint64, p []byte, level int) error {
+func (db *DB) checkPage(pgno uint64, p []byte, level, width int) error {
 	if f.CRC(p[4:]) != f.U32(p, f.PgCRC) {
 		return &CorruptError{Page: pgno, Offset: int64(pgno) << db.pshift, Reason: "checksum mismatch"}
 	}
-	if r := checkNode(p, level, db.npages<<db.pshift, db.ps); r != "" {
+	if r := checkNode(p, level, width, db.npages<<db.pshift, db.ps); r != "" {
 		return &CorruptError{Page: pgno, Offset: int64(pgno) << db.pshift, Reason: r}
 	}
 	return nil

@@ -96,7 +96,7 @@ func branchRow(p []byte, n uint64) int {
 // never index out of range: entry count, slot offsets, lengths, key order
 // within the node, level, and overflow references inside the file. It runs
 // once per page per process (plain files) or once per block decode.
-func checkNode(p []byte, wantLevel int, dataEnd uint64, ps int) string {
+func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	if len(p) < f.PageHeaderSize {
 		return "short page"
 	}
@@ -133,6 +133,9 @@ func checkNode(p []byte, wantLevel int, dataEnd uint64, ps int) string {
 				return "entry out of range"
 			}
 			k = leafKey(p, i)
+			if width != 0 && len(k) != width {
+				return "key of the wrong width"
+			}
 			if vl&f.OverflowFlag != 0 {
 				ref, _ := leafVal(p, i)
 				pg, ln := binary.LittleEndian.Uint64(ref), binary.LittleEndian.Uint64(ref[8:])
@@ -158,6 +161,9 @@ func checkNode(p []byte, wantLevel int, dataEnd uint64, ps int) string {
 				return "row counts out of order"
 			}
 			k = branchKey(p, i)
+			if width != 0 && len(k) != width {
+				return "separator of the wrong width"
+			}
 		}
 		if i > 0 && prev != nil && bytes.Compare(prev, k) >= 0 {
 			return "keys out of order"
@@ -165,4 +171,37 @@ func checkNode(p []byte, wantLevel int, dataEnd uint64, ps int) string {
 		prev = k
 	}
 	return ""
+}
+
+// Fast paths for trees whose keys are all 8 bytes (int64, uint64 and float64
+// tables, written without separator truncation): comparing big-endian
+// integers instead of calling bytes.Compare.
+
+func key8(p []byte, o int) uint64 { return binary.BigEndian.Uint64(p[o:]) }
+
+func leafSearch8(p []byte, k uint64) (int, bool) {
+	n := nodeN(p)
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if key8(p, slotOff(p, m)+f.LeafEntryHeader) < k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < n && key8(p, slotOff(p, lo)+f.LeafEntryHeader) == k
+}
+
+func branchSearch8(p []byte, k uint64) int {
+	lo, hi := 1, nodeN(p)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if key8(p, slotOff(p, m)+f.BranchEntryHdr) <= k {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo - 1
 }

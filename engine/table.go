@@ -133,7 +133,7 @@ func (tr *tree) get(key []byte) (Value, error) {
 	if err != nil {
 		return Value{pin: noPin}, err
 	}
-	i, found := leafSearch(n.p, key)
+	i, found := tr.search(n.p, key)
 	if !found {
 		tr.release(n)
 		return Value{pin: noPin}, ErrNotFound

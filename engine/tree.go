@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/binary"
+
 	f "github.com/drydb/drydb/engine/internal/format"
 )
 
@@ -12,6 +14,8 @@ type tree struct {
 	desc  f.Tree
 	codec *blockCodec
 	name  string
+	// k8: every key is 8 bytes and branches hold full 8-byte separators.
+	k8 bool
 }
 
 // node is a node being read: its bytes and, for a cached leaf, the cache
@@ -34,8 +38,25 @@ func (t *tree) child(ref uint64, level int) (node, error) {
 	if level == 0 && t.codec != nil {
 		return t.db.cache.get(t, ref)
 	}
-	p, err := t.db.page(ref, level)
+	p, err := t.page(ref, level)
 	return node{p: p, pin: noPin}, err
+}
+
+// page returns a plain page of this tree. A tree only reads pages inside its
+// own region, so a damaged reference cannot make it read another tree's
+// pages (which were checked against another tree's key width).
+func (t *tree) page(ref uint64, level int) ([]byte, error) {
+	if ref < t.desc.FirstPage || ref >= t.desc.LastPage {
+		return nil, t.corrupt(ref, "page outside the tree's region")
+	}
+	return t.db.page(ref, level, t.width())
+}
+
+func (t *tree) width() int {
+	if t.k8 {
+		return 8
+	}
+	return 0
 }
 
 func (t *tree) root() (node, error) {
@@ -45,11 +66,14 @@ func (t *tree) root() (node, error) {
 // seekLeaf descends to the leaf that holds key (or would) and returns it
 // with the row number of its first entry.
 func (t *tree) seekLeaf(key []byte) (node, uint64, error) {
+	if t.k8 && len(key) == 8 {
+		return t.seekLeaf8(binary.BigEndian.Uint64(key))
+	}
 	var row uint64
 	lvl := int(t.desc.Depth) - 1
 	ref := t.desc.Root
 	for lvl > 0 {
-		p, err := t.db.page(ref, lvl)
+		p, err := t.page(ref, lvl)
 		if err != nil {
 			return node{}, 0, err
 		}
@@ -62,6 +86,32 @@ func (t *tree) seekLeaf(key []byte) (node, uint64, error) {
 	return n, row, err
 }
 
+func (t *tree) seekLeaf8(k uint64) (node, uint64, error) {
+	var row uint64
+	lvl := int(t.desc.Depth) - 1
+	ref := t.desc.Root
+	for lvl > 0 {
+		p, err := t.page(ref, lvl)
+		if err != nil {
+			return node{}, 0, err
+		}
+		i := branchSearch8(p, k)
+		row += branchBefore(p, i)
+		ref = branchChild(p, i)
+		lvl--
+	}
+	n, err := t.child(ref, 0)
+	return n, row, err
+}
+
+// search finds key in a leaf: the first position >= key and whether it is equal.
+func (t *tree) search(p, key []byte) (int, bool) {
+	if t.k8 && len(key) == 8 {
+		return leafSearch8(p, binary.BigEndian.Uint64(key))
+	}
+	return leafSearch(p, key)
+}
+
 // rowLeaf descends to the leaf holding row n (n < Rows) and returns it with
 // the row number of its first entry.
 func (t *tree) rowLeaf(n uint64) (node, uint64, error) {
@@ -69,7 +119,7 @@ func (t *tree) rowLeaf(n uint64) (node, uint64, error) {
 	lvl := int(t.desc.Depth) - 1
 	ref := t.desc.Root
 	for lvl > 0 {
-		p, err := t.db.page(ref, lvl)
+		p, err := t.page(ref, lvl)
 		if err != nil {
 			return node{}, 0, err
 		}
@@ -102,7 +152,7 @@ func (t *tree) rank(key []byte) (uint64, bool, error) {
 	if err != nil {
 		return 0, false, err
 	}
-	i, found := leafSearch(n.p, key)
+	i, found := t.search(n.p, key)
 	t.release(n)
 	return row + uint64(i), found, nil
 }

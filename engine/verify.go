@@ -68,7 +68,7 @@ func (v *verifier) tree(t *tree) {
 		v.fail(t.corrupt(t.desc.Root, fmt.Sprintf("tree has %d leaves, catalog says %d", v.leaves, t.desc.Leaves)))
 	}
 	if t.codec == nil && v.prevLeaf != 0 {
-		if p, err := v.db.page(v.prevLeaf, 0); err == nil && f.U32(p, f.PgNext) != 0 {
+		if p, err := t.page(v.prevLeaf, 0); err == nil && f.U32(p, f.PgNext) != 0 {
 			v.fail(t.corrupt(v.prevLeaf, "last leaf has a next link"))
 		}
 	}
@@ -99,7 +99,7 @@ func (v *verifier) node(ref uint64, level int, lo []byte, parentNext []byte) uin
 				v.fail(t.corrupt(ref, fmt.Sprintf("prev link %d, want %d", prev, v.prevLeaf)))
 			}
 			if v.prevLeaf != 0 {
-				if pp, err := v.db.page(v.prevLeaf, 0); err == nil && uint64(f.U32(pp, f.PgNext)) != ref {
+				if pp, err := t.page(v.prevLeaf, 0); err == nil && uint64(f.U32(pp, f.PgNext)) != ref {
 					v.fail(t.corrupt(v.prevLeaf, fmt.Sprintf("next link %d, want %d", f.U32(pp, f.PgNext), ref)))
 				}
 			}

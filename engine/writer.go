@@ -71,6 +71,7 @@ type treeWriter struct {
 	leafRows uint64
 	pages    uint64
 	ovfBase  uint64 // page number of the first overflow page (blob file start)
+	fullSeps bool   // keep whole first keys as separators (fixed-width keys)
 	keyBuf   []byte
 }
 
@@ -112,8 +113,10 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		// first key that is still greater than the previous leaf's last key.
 		s := key
 		if t.rows > 0 {
-			c := commonPrefix(t.lastKey, key)
-			s = key[:c+1]
+			if !t.fullSeps {
+				c := commonPrefix(t.lastKey, key)
+				s = key[:c+1]
+			}
 		} else {
 			s = nil
 		}

@@ -1,0 +1,329 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/drydb/drydb/engine/keyenc"
+)
+
+// Benchmarks on the C# DryDB's published shapes (see ../shared/NOTES.md):
+// int64 keys 0..N-1 (big-endian, sign bit flipped), 13-byte values, 4 KiB
+// pages. bbolt and a sorted []int64 binary search (the floor) run in the
+// same binary so that ratios come from one run: go test -bench . ./engine/
+
+func benchKey(i int64) []byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], uint64(i)^(1<<63))
+	return k[:]
+}
+
+func benchVal(i int64) []byte { return []byte(fmt.Sprintf("value-%07d", i)) }
+
+var benchFiles sync.Map
+
+func benchDB(b *testing.B, n int, comp Compression) *DB {
+	key := fmt.Sprintf("%d-%v", n, comp)
+	path, ok := benchFiles.Load(key)
+	if !ok {
+		dir, _ := os.MkdirTemp("", "drydb-bench")
+		p := filepath.Join(dir, "bench.drydb")
+		bl, _ := NewBuilder(nil)
+		tb, _ := bl.Table("bench", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}, Compression: comp})
+		for i := int64(0); i < int64(n); i++ {
+			tb.Append(benchKey(i), benchVal(i))
+		}
+		if _, err := bl.BuildToFile(p); err != nil {
+			b.Fatal(err)
+		}
+		benchFiles.Store(key, p)
+		path = p
+	}
+	db, err := Open(path.(string), &Options{CacheBytes: 1 << 30})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+func lcgKeys(n, count int) [][]byte {
+	keys := make([][]byte, count)
+	seed := uint32(42)
+	for i := range keys {
+		seed = seed*1664525 + 1013904223
+		keys[i] = benchKey(int64(seed % uint32(n)))
+	}
+	return keys
+}
+
+var shapes = []int{10_000, 1_000_000}
+
+func BenchmarkGetSame(b *testing.B) {
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db := benchDB(b, n, Compression{})
+			defer db.Close()
+			t, _ := db.Table("bench")
+			k := benchKey(123)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if _, err := t.Get(k); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func benchGets(b *testing.B, n, stream int, comp Compression) {
+	db := benchDB(b, n, comp)
+	defer db.Close()
+	t, _ := db.Table("bench")
+	keys := lcgKeys(n, stream)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		v, err := t.GetPinned(keys[i%len(keys)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		v.Release()
+	}
+}
+
+func BenchmarkGetRandom(b *testing.B) {
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchGets(b, n, 1024, Compression{}) })
+	}
+}
+
+func BenchmarkGetStream(b *testing.B) {
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchGets(b, n, 1<<20, Compression{}) })
+	}
+}
+
+func BenchmarkGetCompressed(b *testing.B) {
+	for _, c := range []Compression{{Kind: CompressZstd}, {Kind: CompressZstd, Dictionary: true}, {Kind: CompressS2}} {
+		b.Run(fmt.Sprintf("%s-dict%v", c.Kind, c.Dictionary), func(b *testing.B) { benchGets(b, 10_000, 1024, c) })
+	}
+}
+
+func BenchmarkGetParallel8(b *testing.B) {
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db := benchDB(b, n, Compression{})
+			defer db.Close()
+			t, _ := db.Table("bench")
+			b.SetParallelism(4) // 4 x GOMAXPROCS(2) = 8 goroutines
+			var id int64
+			var mu sync.Mutex
+			b.RunParallel(func(pb *testing.PB) {
+				mu.Lock()
+				tid := id
+				id++
+				mu.Unlock()
+				i := int64(0)
+				for pb.Next() {
+					k := benchKey((tid*1000 + i*7) % int64(n))
+					if _, err := t.Get(k); err != nil {
+						b.Fatal(err)
+					}
+					i++
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkRange100(b *testing.B) {
+	db := benchDB(b, 10_000, Compression{})
+	defer db.Close()
+	t, _ := db.Table("bench")
+	lo, hi := Incl(benchKey(2000)), Incl(benchKey(2099))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		c := t.NewCursor(lo, hi)
+		n := 0
+		for ok := c.First(); ok; ok = c.Next() {
+			_ = c.Value()
+			n++
+		}
+		if n != 100 {
+			b.Fatal(n)
+		}
+	}
+}
+
+func BenchmarkScanAll(b *testing.B) {
+	db := benchDB(b, 1_000_000, Compression{})
+	defer db.Close()
+	t, _ := db.Table("bench")
+	c := t.NewCursor(All, All)
+	b.ReportAllocs()
+	b.ResetTimer()
+	rows := 0
+	for i := 0; i < b.N; i++ {
+		if !c.Next() {
+			c.First()
+		}
+		_ = c.Value()
+		rows++
+	}
+}
+
+func BenchmarkCount8000(b *testing.B) {
+	db := benchDB(b, 10_000, Compression{})
+	defer db.Close()
+	t, _ := db.Table("bench")
+	lo, hi := Incl(benchKey(1000)), Incl(benchKey(8999))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if n, _ := t.Count(lo, hi); n != 8000 {
+			b.Fatal(n)
+		}
+	}
+}
+
+func BenchmarkOpenFirstGet(b *testing.B) {
+	db := benchDB(b, 10_000, Compression{})
+	db.Close()
+	p, _ := benchFiles.Load(fmt.Sprintf("%d-%v", 10_000, Compression{}))
+	for i := 0; i < b.N; i++ {
+		db, err := Open(p.(string), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, _ := db.Table("bench")
+		if _, err := t.Get(benchKey(123)); err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+	}
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, n := range []int{25_000, 1_000_000} {
+		for _, shuffled := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%d-shuffled%v", n, shuffled), func(b *testing.B) {
+				order := make([]int64, n)
+				for i := range order {
+					order[i] = int64(i)
+				}
+				if shuffled {
+					rand.New(rand.NewSource(1)).Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+				}
+				keys := make([][]byte, n)
+				vals := make([][]byte, n)
+				for i, k := range order {
+					keys[i], vals[i] = benchKey(k), benchVal(k)
+				}
+				dir := b.TempDir()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					bl, _ := NewBuilder(nil)
+					tb, _ := bl.Table("bench", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+					for j := range keys {
+						tb.Append(keys[j], vals[j])
+					}
+					if _, err := bl.BuildToFile(filepath.Join(dir, "b.drydb")); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
+	}
+}
+
+// Peers measured in the same binary.
+
+func BenchmarkFloorSortedInt64(b *testing.B) {
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			arr := make([]int64, n)
+			for i := range arr {
+				arr[i] = int64(i)
+			}
+			seed := uint32(42)
+			ks := make([]int64, 1<<20)
+			for i := range ks {
+				seed = seed*1664525 + 1013904223
+				ks[i] = int64(seed % uint32(n))
+			}
+			b.Run("random", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					k := ks[i%1024]
+					if j := sort.Search(len(arr), func(j int) bool { return arr[j] >= k }); arr[j] != k {
+						b.Fatal(j)
+					}
+				}
+			})
+			b.Run("stream", func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					k := ks[i%len(ks)]
+					if j := sort.Search(len(arr), func(j int) bool { return arr[j] >= k }); arr[j] != k {
+						b.Fatal(j)
+					}
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkBolt(b *testing.B) {
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			p := filepath.Join(b.TempDir(), "bolt.db")
+			bdb, err := bolt.Open(p, 0o600, &bolt.Options{NoSync: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer bdb.Close()
+			bdb.Update(func(tx *bolt.Tx) error {
+				bk, _ := tx.CreateBucket([]byte("bench"))
+				bk.FillPercent = 1.0
+				for i := int64(0); i < int64(n); i++ {
+					bk.Put(benchKey(i), benchVal(i))
+				}
+				return nil
+			})
+			tx, _ := bdb.Begin(false)
+			defer tx.Rollback()
+			bk := tx.Bucket([]byte("bench"))
+			for _, stream := range []int{1024, 1 << 20} {
+				keys := lcgKeys(n, stream)
+				b.Run(fmt.Sprintf("get-%d", stream), func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						if bk.Get(keys[i%len(keys)]) == nil {
+							b.Fatal("missing")
+						}
+					}
+				})
+			}
+			if n == 10_000 {
+				b.Run("range100", func(b *testing.B) {
+					for i := 0; i < b.N; i++ {
+						c := bk.Cursor()
+						cnt := 0
+						end := benchKey(2099)
+						for k, _ := c.Seek(benchKey(2000)); k != nil && string(k) <= string(end); k, _ = c.Next() {
+							cnt++
+						}
+						if cnt != 100 {
+							b.Fatal(cnt)
+						}
+					}
+				})
+			}
+		})
+	}
+}

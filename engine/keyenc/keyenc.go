@@ -1,0 +1,258 @@
+// Package keyenc defines drydb's key encodings. Every table compares keys as
+// plain bytes (bytes.Compare), so each encoding maps values to bytes whose
+// order is the values' order:
+//
+//	bytes    the bytes themselves
+//	string   UTF-8 bytes (validated)
+//	int64    8 bytes big-endian with the sign bit flipped
+//	uint64   8 bytes big-endian
+//	float64  8 bytes: IEEE 754 bits big-endian, sign bit flipped for
+//	         positive numbers, every bit flipped for negative ones. NaN is
+//	         refused; -0 is stored as +0 so that the two compare equal.
+//	uuid     16 bytes in RFC 4122 order (github.com/google/uuid), so that
+//	         version 7 UUIDs sort by time
+//	ulid     16 bytes (github.com/oklog/ulid/v2 binary form)
+//	composite a tuple of the above: fixed-width parts as they are, bytes
+//	         and string parts escaped (0x00 -> 0x00 0xFF) and terminated by
+//	         0x00 0x01. The escaping keeps tuple order equal to byte order
+//	         and makes a prefix of the tuple a byte prefix of the key.
+//
+// The Kind numbers are part of the file format and of the C ABI.
+//
+// Text form (FormatKey, ParseKey; used by the CLI): integers and floats in
+// decimal, UUIDs in canonical form, ULIDs in Crockford base32, strings as
+// they are, bytes as text with \xNN escapes for non-printable bytes (or
+// "hex:0011ff"), composites as a tuple: (1, "abc", 2.5) with strings and
+// bytes quoted Go-style.
+package keyenc
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+)
+
+// ErrBadKey is wrapped by every error about a key that does not fit its
+// encoding.
+var ErrBadKey = errors.New("drydb: bad key")
+
+// Kind is a key encoding.
+type Kind uint8
+
+const (
+	Bytes     Kind = 0
+	String    Kind = 1
+	Int64     Kind = 2
+	Uint64    Kind = 3
+	Float64   Kind = 4
+	UUID      Kind = 5
+	ULID      Kind = 6
+	Composite Kind = 7
+)
+
+var kindNames = [...]string{"bytes", "string", "int64", "uint64", "float64", "uuid", "ulid", "composite"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// ParseKind parses a kind name.
+func ParseKind(s string) (Kind, error) {
+	for i, n := range kindNames {
+		if strings.EqualFold(s, n) {
+			return Kind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("drydb: unknown key encoding %q (want one of %s)", s, strings.Join(kindNames[:], ", "))
+}
+
+// Width is the encoded width of a fixed-width kind, or 0.
+func (k Kind) Width() int {
+	switch k {
+	case Int64, Uint64, Float64:
+		return 8
+	case UUID, ULID:
+		return 16
+	}
+	return 0
+}
+
+// MaxParts bounds a composite encoding.
+const MaxParts = 16
+
+// Encoding is a table's or index's key encoding. Parts is used only by
+// Composite.
+type Encoding struct {
+	Kind  Kind
+	Parts []Kind
+}
+
+func (e Encoding) String() string {
+	if e.Kind != Composite {
+		return e.Kind.String()
+	}
+	p := make([]string, len(e.Parts))
+	for i, k := range e.Parts {
+		p[i] = k.String()
+	}
+	return "composite(" + strings.Join(p, ",") + ")"
+}
+
+// ParseEncoding parses the String form: "int64", "composite(int64,string)".
+func ParseEncoding(s string) (Encoding, error) {
+	s = strings.TrimSpace(s)
+	if inner, ok := strings.CutPrefix(s, "composite("); ok && strings.HasSuffix(inner, ")") {
+		var e Encoding
+		e.Kind = Composite
+		for _, p := range strings.Split(strings.TrimSuffix(inner, ")"), ",") {
+			k, err := ParseKind(strings.TrimSpace(p))
+			if err != nil {
+				return Encoding{}, err
+			}
+			e.Parts = append(e.Parts, k)
+		}
+		return e, e.Check()
+	}
+	k, err := ParseKind(s)
+	if err != nil {
+		return Encoding{}, err
+	}
+	e := Encoding{Kind: k}
+	return e, e.Check()
+}
+
+// Check reports whether the encoding itself is valid.
+func (e Encoding) Check() error {
+	if e.Kind > Composite {
+		return fmt.Errorf("drydb: unknown key encoding %d", e.Kind)
+	}
+	if e.Kind != Composite {
+		if len(e.Parts) != 0 {
+			return fmt.Errorf("drydb: only composite encodings have parts")
+		}
+		return nil
+	}
+	if len(e.Parts) == 0 || len(e.Parts) > MaxParts {
+		return fmt.Errorf("drydb: a composite encoding needs 1 to %d parts, got %d", MaxParts, len(e.Parts))
+	}
+	for _, p := range e.Parts {
+		if p >= Composite {
+			return fmt.Errorf("drydb: composite part %s is not allowed", p)
+		}
+	}
+	return nil
+}
+
+// Marshal returns the catalog form: kind, number of parts, parts.
+func (e Encoding) Marshal() []byte {
+	b := []byte{byte(e.Kind), byte(len(e.Parts))}
+	for _, p := range e.Parts {
+		b = append(b, byte(p))
+	}
+	return b
+}
+
+// UnmarshalEncoding parses the catalog form (from a possibly damaged file).
+func UnmarshalEncoding(b []byte) (Encoding, error) {
+	if len(b) < 2 || len(b) != 2+int(b[1]) {
+		return Encoding{}, fmt.Errorf("drydb: malformed key encoding %x", b)
+	}
+	e := Encoding{Kind: Kind(b[0])}
+	for _, p := range b[2:] {
+		e.Parts = append(e.Parts, Kind(p))
+	}
+	return e, e.Check()
+}
+
+func badKey(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrBadKey, fmt.Sprintf(format, args...))
+}
+
+// Validate checks that key is a valid encoded key of this encoding.
+func (e Encoding) Validate(key []byte) error {
+	switch e.Kind {
+	case Bytes:
+		return nil
+	case String:
+		if !utf8.Valid(key) {
+			return badKey("string key is not valid UTF-8")
+		}
+		return nil
+	case Composite:
+		_, err := DecodeComposite(e.Parts, key)
+		return err
+	case Float64:
+		if len(key) == 8 {
+			if _, err := DecodeFloat64(key); err != nil {
+				return err
+			}
+		}
+	}
+	if w := e.Kind.Width(); len(key) != w {
+		return badKey("%s key must be %d bytes, got %d", e.Kind, w, len(key))
+	}
+	return nil
+}
+
+// Fixed-width encoders and decoders.
+
+func AppendInt64(dst []byte, v int64) []byte {
+	return binary.BigEndian.AppendUint64(dst, uint64(v)^(1<<63))
+}
+func EncodeInt64(v int64) []byte { return AppendInt64(nil, v) }
+func DecodeInt64(b []byte) (int64, error) {
+	if len(b) != 8 {
+		return 0, badKey("int64 key must be 8 bytes, got %d", len(b))
+	}
+	return int64(binary.BigEndian.Uint64(b) ^ (1 << 63)), nil
+}
+
+func AppendUint64(dst []byte, v uint64) []byte { return binary.BigEndian.AppendUint64(dst, v) }
+func EncodeUint64(v uint64) []byte             { return AppendUint64(nil, v) }
+func DecodeUint64(b []byte) (uint64, error) {
+	if len(b) != 8 {
+		return 0, badKey("uint64 key must be 8 bytes, got %d", len(b))
+	}
+	return binary.BigEndian.Uint64(b), nil
+}
+
+// AppendFloat64 encodes f order-preservingly. NaN has no place in an order
+// and is refused; -0 is encoded as +0.
+func AppendFloat64(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) {
+		return dst, badKey("NaN cannot be a float64 key")
+	}
+	if f == 0 {
+		f = 0 // folds -0 into +0
+	}
+	u := math.Float64bits(f)
+	if u&(1<<63) != 0 {
+		u = ^u
+	} else {
+		u |= 1 << 63
+	}
+	return binary.BigEndian.AppendUint64(dst, u), nil
+}
+func EncodeFloat64(f float64) ([]byte, error) { return AppendFloat64(nil, f) }
+func DecodeFloat64(b []byte) (float64, error) {
+	if len(b) != 8 {
+		return 0, badKey("float64 key must be 8 bytes, got %d", len(b))
+	}
+	u := binary.BigEndian.Uint64(b)
+	if u&(1<<63) != 0 {
+		u &^= 1 << 63
+	} else {
+		u = ^u
+	}
+	f := math.Float64frombits(u)
+	if math.IsNaN(f) {
+		return 0, badKey("float64 key encodes NaN")
+	}
+	return f, nil
+}
