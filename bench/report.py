@@ -194,6 +194,15 @@ def write_md(res, path, ref, src):
 
 # ---------------------------------------------------------------- chart
 
+COLORS = {"drydb": "#d62728", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
+          "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
+          "rocksdb": "#9467bd"}
+
+
+def color_of(store):
+    return COLORS.get(store, "#ff7f0e")
+
+
 def chart(res, path):
     rows_list = sorted({k[1] for k in res})
     langs = [(l, t) for l, t in LANGS if any(k[0] == l for k in res)]
@@ -220,7 +229,7 @@ def chart(res, path):
                     if r:
                         xs.append(x + (si - (len(stores) - 1) / 2) * w)
                         ys.append(r["ns_per_op"])
-                ax.bar(xs, ys, w, label=st)
+                ax.bar(xs, ys, w, label=st, color=color_of(st))
             ax.set_yscale("log")
             ax.set_xticks(range(len(sh_here)))
             ax.set_xticklabels(sh_here, rotation=30, ha="right", fontsize=8)
