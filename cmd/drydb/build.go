@@ -115,8 +115,19 @@ func (o *buildOpts) register(fs *flag.FlagSet) {
 	fs.Func("k", "same as --key", setKey)
 	fs.Func("key-encoding", "key `ENCODING` (default string, or composite(string,...) for several columns)", setEnc)
 	fs.Func("e", "same as --key-encoding", setEnc)
-	fs.StringVar(&o.value, "value", "", "store only this `COLUMN` as the value (raw)")
-	fs.StringVar(&o.valueFmt, "value-format", "", "json, msgpack or raw (default json, or raw with --value)")
+	// --value and --value-format replace each other for the inputs that
+	// follow, so a later table can go back to whole rows.
+	fs.Func("value", "store only this `COLUMN` as the value (raw)", func(s string) error {
+		o.value, o.valueFmt = s, ""
+		return nil
+	})
+	fs.Func("value-format", "json, msgpack or raw (default json, or raw with --value)", func(s string) error {
+		o.valueFmt = s
+		if s != fmtRaw {
+			o.value = ""
+		}
+		return nil
+	})
 	fs.StringVar(&o.format, "format", "", "input format: csv, tsv or jsonl (default: from the extension)")
 	fs.StringVar(&o.delimiter, "delimiter", ",", "CSV field delimiter")
 	fs.BoolVar(&o.noHeader, "no-header", false, "CSV/TSV input has no header line; columns are named 1, 2, ...")
@@ -332,6 +343,11 @@ func runBuild(c *ctx, args []string) error {
 	_, err := parseFlags(fs, args, func(a string) error {
 		if out == "" {
 			out = a
+			switch strings.ToLower(filepath.Ext(strings.TrimSuffix(out, ".gz"))) {
+			case ".csv", ".tsv", ".jsonl", ".ndjson", ".json":
+				// "drydb build data.csv out.drydb" would replace the data.
+				return usagef("the output %s looks like an input file; the output comes first: drydb build OUT.drydb INPUT...", out)
+			}
 			return nil
 		}
 		ts, err := o.spec(a)
@@ -357,11 +373,6 @@ func runBuild(c *ctx, args []string) error {
 	}
 	if len(specs) == 0 {
 		return usagef("no INPUT files")
-	}
-	switch strings.ToLower(filepath.Ext(strings.TrimSuffix(out, ".gz"))) {
-	case ".csv", ".tsv", ".jsonl", ".ndjson", ".json":
-		// "drydb build data.csv out.drydb" would replace the data.
-		return usagef("the output %s looks like an input file; the output comes first: drydb build OUT.drydb INPUT...", out)
 	}
 	if len(o.indexes) > 0 {
 		return usagef("--index after the last input: index flags apply to the input that follows them")
@@ -571,7 +582,7 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 		}
 		if err == nil {
 			if aerr := tb.Append(key, val); aerr != nil {
-				err = &lineError{s.path, rec.line, strings.TrimPrefix(aerr.Error(), "drydb: ")}
+				err = &lineError{s.path, rec.line, cleanErr(aerr)}
 			}
 		}
 		if err == nil {
@@ -580,7 +591,7 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 					continue
 				}
 				if aerr := ib.Add(ikeys[i], key); aerr != nil {
-					err = &lineError{s.path, rec.line, fmt.Sprintf("index %s: %s", s.indexes[i].name, strings.TrimPrefix(aerr.Error(), "drydb: "))}
+					err = &lineError{s.path, rec.line, fmt.Sprintf("index %s: %s", s.indexes[i].name, cleanErr(aerr))}
 					break
 				}
 			}
@@ -648,7 +659,7 @@ func rowKey(file string, rec record, cols []string, enc keyenc.Encoding, hints [
 	}
 	k, err := encodeColumns(enc, texts)
 	if err != nil {
-		return nil, &lineError{file, rec.line, fmt.Sprintf("key %s: %s", strings.Join(cols, ","), strings.TrimPrefix(err.Error(), "drydb: "))}
+		return nil, &lineError{file, rec.line, fmt.Sprintf("key %s: %s", strings.Join(cols, ","), cleanErr(err))}
 	}
 	return k, nil
 }
@@ -671,7 +682,7 @@ func indexKey(file string, rec record, ix indexSpec, hints []int) ([]byte, error
 	}
 	k, err := encodeColumns(ix.enc, texts)
 	if err != nil {
-		return nil, &lineError{file, rec.line, fmt.Sprintf("index %s: %s", ix.name, strings.TrimPrefix(err.Error(), "drydb: "))}
+		return nil, &lineError{file, rec.line, fmt.Sprintf("index %s: %s", ix.name, cleanErr(err))}
 	}
 	return k, nil
 }
@@ -753,4 +764,10 @@ func (b *builder) summary(rep *engine.Report, took time.Duration) error {
 		fmt.Fprintf(w, "skipped %d bad lines\n", b.bad)
 	}
 	return nil
+}
+
+// cleanErr drops the package prefixes from an engine error for a message
+// that already says where the problem is.
+func cleanErr(err error) string {
+	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "drydb: "), "bad key: ")
 }
