@@ -111,12 +111,16 @@ func openData(data []byte, opts *Options) (db *DB, err error) {
 	if cacheBytes <= 0 {
 		cacheBytes = 64 << 20
 	}
+	// The cache never needs more than every compressed leaf decoded at once.
+	var need int64
 	for _, t := range db.tables {
 		if t.codec != nil {
-			if db.cache, err = newCache(cacheBytes, db.ps); err != nil {
-				return nil, err
-			}
-			break
+			need += int64(t.tree.desc.Leaves+1) * int64(db.ps)
+		}
+	}
+	if need > 0 {
+		if db.cache, err = newCache(min(cacheBytes, need), db.ps); err != nil {
+			return nil, err
 		}
 	}
 	if o.Verify {
