@@ -44,7 +44,9 @@ func (r result) String() string {
 	return "exit " + itoa(r.code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err
 }
 
-func itoa(i int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { b, _ := json.Marshal(i); return string(b) }()) }
+func itoa(i int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { b, _ := json.Marshal(i); return string(b) }())
+}
 
 // drydb runs the binary in dir with stdin (may be empty) and a private HOME.
 func drydb(t *testing.T, dir, stdin string, args ...string) result {

@@ -161,6 +161,8 @@ func (sh *shell) interactive(stdin *os.File) int {
 			return exitOK
 		}
 		if strings.TrimSpace(line) != "" {
+			// Completion leaves a trailing space; history keeps the command.
+			line = strings.TrimRight(line, " \t")
 			before := len(sh.ed.History)
 			sh.ed.AddHistory(line)
 			if sh.hist != nil && len(sh.ed.History) > before {
