@@ -62,7 +62,16 @@ def machine():
         ("Python", sh("%s --version" % os.environ.get("BENCH_PYTHON", "python3"))),
         ("Mono", sh("mono --version | head -n 1")),
         ("mcs", sh("mcs --version")),
+        ("load average (1/5/15 min)", "%s at the start of the run, %s at its end (2 cores: above ~1 the "
+         "figures are disturbed by other work)" % (readf("loadavg_start"), readf("loadavg_end"))),
     ]
+
+
+def readf(name):
+    try:
+        return open(os.path.join(ROOT, "bench", "out", name)).read().strip() or "?"
+    except OSError:
+        return "?"
 
 
 def fmt_ns(ns):
