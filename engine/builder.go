@@ -208,6 +208,11 @@ func (t *TableBuilder) Append(key, val []byte) error {
 		return fmt.Errorf("table %q: %w", t.name, err)
 	}
 	if len(val) > f.OverflowThreshold(t.b.ps) {
+		if t.opts.Compression.Filter != "" {
+			// Overflow values bypass page filters; refuse rather than store
+			// them untransformed (an encryption filter would leak them).
+			return fmt.Errorf("%w: table %q: a value of %d bytes exceeds the %d-byte limit of tables with page filter %q", ErrTooLarge, t.name, len(val), f.OverflowThreshold(t.b.ps), t.opts.Compression.Filter)
+		}
 		ref, err := t.writeBlob(val)
 		if err != nil {
 			return err
