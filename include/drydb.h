@@ -261,7 +261,7 @@ DRYDB_API int drydb_info(drydb_db *db, struct drydb_db_info *out);
 DRYDB_API int drydb_meta_get(drydb_db *db, const uint8_t *key, size_t klen,
                              const uint8_t **val, size_t *vlen);
 
-/* Number of tables, and the name of table i (0-based, sorted by name).
+/* Number of tables, and the name of table i (0-based, in file order).
  * *name: NUL-terminated, valid until drydb_close; do not free. i out of
  * range gives DRYDB_NOTFOUND. */
 DRYDB_API int drydb_table_count(drydb_db *db, size_t *out);
@@ -417,14 +417,14 @@ DRYDB_API int drydb_index_cursor_next_batch(drydb_cursor *cur, int reverse, size
 /* ------------------------------------------------------------------------ */
 /* Builder                                                                   */
 /*
- * Build a database from sorted rows: create a builder, add tables (rows in
- * strictly increasing key order) and their indexes (any order), then build to
+ * Build a database: create a builder, add tables and their rows (any order)
+ * and indexes with their entries (any order), then build to
  * a file or to memory, and free the builder. The file is written to a
  * temporary name and renamed, so a crash never leaves a half-written file.
  * Table and index builders are freed with their builder.
  */
 
-/* page_size: 0 = 4096, else a power of two in [1024, 65536].
+/* page_size: 0 = 4096, else a power of two in [512, 65536].
  * memory_budget: bytes of RAM for sorting indexes before spilling to
  * temporary files (0 = 256 MiB). */
 DRYDB_API int drydb_builder_new(uint32_t page_size, int64_t memory_budget,
@@ -445,9 +445,9 @@ DRYDB_API int drydb_builder_table(drydb_builder *b, const char *name, int key_ki
 DRYDB_API int drydb_builder_index(drydb_tbuilder *tb, const char *name, int unique,
                                   int key_kind, const uint8_t *parts, size_t nparts,
                                   drydb_ibuilder **out);
-/* Append a row; keys strictly increasing. DRYDB_KEYTOOLARGE/DRYDB_BADKEY at
- * once; a duplicate or out-of-order key gives DRYDB_DUPLICATE/DRYDB_INVALID
- * here or at build. */
+/* Append a row, in any key order (the builder sorts; key and value are
+ * copied). DRYDB_KEYTOOLARGE/DRYDB_BADKEY at once; a key appended twice gives
+ * DRYDB_DUPLICATE at build. */
 DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const uint8_t *key, size_t klen,
                                    const uint8_t *val, size_t vlen);
 /* Append n rows: keys and values concatenated, with their lengths. Stops at
@@ -462,7 +462,8 @@ DRYDB_API int drydb_builder_index_add_many(drydb_ibuilder *ib, size_t n,
                                            const uint8_t *ikeys, const size_t *iklens,
                                            const uint8_t *pks, const size_t *pklens);
 /* Build to a file (written to a temporary name, synced, renamed). A builder
- * builds once; later calls give DRYDB_INVALID. */
+ * builds once: afterwards its calls (and those of its table and index
+ * builders) give DRYDB_CLOSED; it still must be freed. */
 DRYDB_API int drydb_builder_build_file(drydb_builder *b, const char *path);
 /* Build to memory: *out is allocated with malloc, owned by the caller, freed
  * with drydb_free. */
@@ -513,9 +514,11 @@ static inline uint64_t drydb_key_to_uint64(const uint8_t in[8]) {
 }
 
 /* float64: IEEE bits big-endian; positive: sign bit flipped, negative: all
- * bits flipped, so -inf < -1 < -0 < +0 < 1 < +inf. NaNs sort outside. */
+ * bits flipped, so -inf < -1 < 0 < 1 < +inf. -0 is encoded as +0. NaN is
+ * not a valid key: the library refuses it (DRYDB_BADKEY). */
 static inline void drydb_key_float64(double v, uint8_t out[8]) {
     uint64_t u;
+    if (v == 0) v = 0; /* -0 is stored as +0: the two compare equal */
     memcpy(&u, &v, 8);
     u = (u & 0x8000000000000000ull) ? ~u : (u ^ 0x8000000000000000ull);
     drydb_key_uint64(u, out);

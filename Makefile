@@ -1,0 +1,120 @@
+# drydb: build the C library (Go engine, -buildmode=c-shared/c-archive), the
+# CLI, run every language's tests, install.
+#
+#   make                      build/libdrydb.so, build/libdrydb.a, build/drydb
+#   make test                 go test, C tests (ctest), Python, C# (when present)
+#   make test-valgrind        C tests under valgrind
+#   make test-cgocheck2       C tests against a library built with GOEXPERIMENT=cgocheck2
+#   make install PREFIX=/usr/local DESTDIR=
+#   make clean
+
+GO      ?= go
+CMAKE   ?= cmake
+CTEST   ?= ctest
+PYTHON  ?= python3
+PREFIX  ?= /usr/local
+DESTDIR ?=
+LIBDIR  ?= $(PREFIX)/lib
+INCDIR  ?= $(PREFIX)/include
+
+VERSION := 0.1.0
+SOMAJOR := 0
+BUILD   := build
+MAXSIZE := 3145728
+
+# -s -w: no symbol table or DWARF (size); the SONAME lets programs link
+# against libdrydb.so.0 and survive compatible upgrades.
+LDFLAGS := -s -w -extldflags '-Wl,-soname,libdrydb.so.$(SOMAJOR)'
+GOFLAGS_LIB := -trimpath -buildvcs=false
+
+.PHONY: all lib archive cli check-size test test-go test-c test-python test-csharp \
+        test-valgrind test-cgocheck2 cmake-build vectors install uninstall clean
+
+all: lib archive cli
+
+lib:
+	@mkdir -p $(BUILD)
+	$(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="$(LDFLAGS)" -o $(BUILD)/libdrydb.so ./capi
+	@# The header cgo generates is not the contract (include/drydb.h is): never ship it.
+	@rm -f $(BUILD)/libdrydb.h
+	@# Programs linked against the library record its SONAME; give them one here too.
+	@ln -sf libdrydb.so $(BUILD)/libdrydb.so.$(SOMAJOR)
+	@size=$$(stat -c %s $(BUILD)/libdrydb.so); \
+	  if [ $$size -gt $(MAXSIZE) ]; then echo "WARNING: libdrydb.so is $$size bytes, over the $(MAXSIZE)-byte budget (make check-size)" >&2; \
+	  else echo "libdrydb.so: $$size bytes"; fi
+
+# Fails when the stripped library exceeds the size budget.
+check-size: lib
+	@size=$$(stat -c %s $(BUILD)/libdrydb.so); echo "libdrydb.so: $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
+
+archive:
+	@mkdir -p $(BUILD)
+	$(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -ldflags="-s -w" -o $(BUILD)/libdrydb.a ./capi
+	@rm -f $(BUILD)/libdrydb.h
+
+cli:
+	@if [ -d cmd/drydb ]; then $(GO) build -trimpath -o $(BUILD)/drydb ./cmd/drydb; \
+	  else echo "cmd/drydb not present: CLI skipped"; fi
+
+# CMake builds the C tests against the library built above (DRYDB_LIB_DIR).
+cmake-build: lib archive
+	$(CMAKE) -S . -B $(BUILD)/cmake -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD) -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	$(CMAKE) --build $(BUILD)/cmake -j2
+
+test: test-go test-c test-python test-csharp
+
+test-go:
+	$(GO) vet ./capi
+	$(GO) test ./...
+
+test-c: cmake-build
+	$(CTEST) --test-dir $(BUILD)/cmake --output-on-failure -LE valgrind
+
+test-python: lib
+	@dirs=""; for d in bindings/python/tests tests/python; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
+	if [ -n "$$dirs" ]; then DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(PYTHON) -m pytest -q $$dirs; \
+	else echo "no Python tests yet: skipped"; fi
+
+test-csharp: lib
+	@if [ -f bindings/csharp/Makefile ]; then DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(MAKE) -C bindings/csharp test; \
+	else echo "no C# tests yet: skipped"; fi
+
+test-valgrind: cmake-build
+	$(CTEST) --test-dir $(BUILD)/cmake --output-on-failure -L valgrind
+
+# cgocheck2 is a build-time experiment of the library: it checks every
+# pointer write for Go pointers escaping into C memory.
+test-cgocheck2:
+	$(CMAKE) -E make_directory $(BUILD)/cgocheck2
+	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="-extldflags '-Wl,-soname,libdrydb.so.$(SOMAJOR)'" -o $(BUILD)/cgocheck2/libdrydb.so ./capi
+	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -o $(BUILD)/cgocheck2/libdrydb.a ./capi
+	rm -f $(BUILD)/cgocheck2/libdrydb.h
+	$(CMAKE) -S . -B $(BUILD)/cmake-cgocheck2 -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/cgocheck2 >/dev/null
+	$(CMAKE) --build $(BUILD)/cmake-cgocheck2 -j2
+	$(CTEST) --test-dir $(BUILD)/cmake-cgocheck2 --output-on-failure -LE valgrind
+
+# Regenerate the shared test vectors (committed; every language reads them).
+vectors: cmake-build
+	$(GO) run ./tests/vectors/gen -out tests/vectors
+	$(BUILD)/cmake/make_vectors tests/vectors/c_built.drydb
+
+install: lib archive
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/drydb
+	install -m 755 $(BUILD)/libdrydb.so $(DESTDIR)$(LIBDIR)/libdrydb.so.$(VERSION)
+	ln -sf libdrydb.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdrydb.so.$(SOMAJOR)
+	ln -sf libdrydb.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdrydb.so
+	install -m 644 $(BUILD)/libdrydb.a $(DESTDIR)$(LIBDIR)/libdrydb.a
+	install -m 644 include/drydb.h $(DESTDIR)$(INCDIR)/drydb.h
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
+	    -e 's|@VERSION@|$(VERSION)|g' drydb.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc
+	install -m 644 cmake/drydbConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfig.cmake
+	sed -e 's|@VERSION@|$(VERSION)|g' cmake/drydbConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfigVersion.cmake
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libdrydb.so $(DESTDIR)$(LIBDIR)/libdrydb.so.$(SOMAJOR) \
+	      $(DESTDIR)$(LIBDIR)/libdrydb.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdrydb.a \
+	      $(DESTDIR)$(INCDIR)/drydb.h $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc
+	rm -rf $(DESTDIR)$(LIBDIR)/cmake/drydb
+
+clean:
+	rm -rf $(BUILD)
