@@ -447,6 +447,9 @@ func (b *builder) run(mem int64, meta map[string][]byte) error {
 	}
 	if b.prog != nil {
 		b.prog.setPhase("writing " + b.out)
+		b.prog.mu.Lock()
+		b.prog.writing = true
+		b.prog.mu.Unlock()
 	}
 	rep, err := eb.BuildToFile(b.out)
 	if b.prog != nil {

@@ -25,6 +25,9 @@ type progress struct {
 	once  sync.Once
 	wg    sync.WaitGroup
 	drawn bool
+	// writing is set once every input is read and the file is being
+	// written.
+	writing bool
 }
 
 func startProgress(w io.Writer, total int64) *progress {
@@ -96,6 +99,14 @@ func (p *progress) draw() {
 	var b strings.Builder
 	b.WriteString("\r")
 	b.WriteString(p.phase)
+	if p.writing {
+		// The engine reports no progress while it sorts and writes, so
+		// show what was read and how long the build has taken.
+		fmt.Fprintf(&b, "  %d rows read, %s elapsed\x1b[K", rows, time.Duration(el*float64(time.Second)).Round(time.Second))
+		io.WriteString(p.w, b.String())
+		p.drawn = true
+		return
+	}
 	if p.total > 0 {
 		frac := float64(read) / float64(p.total)
 		frac = min(frac, 1)
