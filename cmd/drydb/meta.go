@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/drydb/drydb/cmd/drydb/internal/msgpack"
 	"github.com/drydb/drydb/engine"
-	"github.com/drydb/drydb/engine/keyenc"
 )
 
 func runTables(c *ctx) error {
@@ -724,5 +722,3 @@ func cellText(v any) string {
 	return string(b)
 }
 
-var _ = errors.New
-var _ = keyenc.Bytes
