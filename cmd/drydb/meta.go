@@ -721,4 +721,3 @@ func cellText(v any) string {
 	}
 	return string(b)
 }
-
