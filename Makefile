@@ -118,3 +118,14 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+
+# The main job: build everything, then the demo on real data (the Unicode
+# Character Database) through the CLI, C, Python and C#.
+.PHONY: demo bench
+demo: all
+	bash demo/run.sh
+
+# Benchmarks (never part of the tests): drydb and its peers in one run;
+# writes docs/BENCHMARKS.md and docs/bench.png.
+bench: all
+	bash bench/run
