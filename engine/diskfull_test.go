@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// A build into a full disk (a 1 MiB tmpfs) fails with a clear error, leaves
+// the previous file intact and no temporary file behind. Needs root to
+// mount; skipped otherwise.
+func TestDiskFull(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("needs root to mount a small tmpfs")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount tmpfs: %v %s", err, out)
+	}
+	defer exec.Command("umount", dir).Run()
+	path := filepath.Join(dir, "full.drydb")
+	build := func(rows int) error {
+		b, _ := NewBuilder(&BuilderOptions{TempDir: os.TempDir()})
+		tb, _ := b.Table("t", nil)
+		v := bytes.Repeat([]byte("v"), 200)
+		for i := 0; i < rows; i++ {
+			tb.Append([]byte{byte(i >> 16), byte(i >> 8), byte(i)}, v)
+		}
+		_, err := b.BuildToFile(path)
+		return err
+	}
+	if err := build(100); err != nil {
+		t.Fatal(err)
+	}
+	full := build(20000) // ~4 MB: does not fit
+	if !errors.Is(full, syscall.ENOSPC) || !strings.HasPrefix(full.Error(), "drydb: ") {
+		t.Fatalf("want a drydb error wrapping ENOSPC, got %v", full)
+	}
+	db, err := Open(path, &Options{Verify: true})
+	if err != nil {
+		t.Fatalf("old file damaged: %v", err)
+	}
+	if tbl, _ := db.Table("t"); tbl.Len() != 100 {
+		t.Fatal("old file changed")
+	}
+	db.Close()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("litter on the full disk: %v", ents)
+	}
+	t.Logf("disk full: %v", full)
+}
