@@ -89,6 +89,7 @@ test-cgocheck2:
 	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="-extldflags '-Wl,-soname,libdrydb.so.$(SOMAJOR)'" -o $(BUILD)/cgocheck2/libdrydb.so ./capi
 	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -o $(BUILD)/cgocheck2/libdrydb.a ./capi
 	rm -f $(BUILD)/cgocheck2/libdrydb.h
+	ln -sf libdrydb.so $(BUILD)/cgocheck2/libdrydb.so.$(SOMAJOR)
 	$(CMAKE) -S . -B $(BUILD)/cmake-cgocheck2 -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/cgocheck2 >/dev/null
 	$(CMAKE) --build $(BUILD)/cmake-cgocheck2 -j2
 	$(CTEST) --test-dir $(BUILD)/cmake-cgocheck2 --output-on-failure -LE valgrind
