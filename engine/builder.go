@@ -512,7 +512,7 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), codec)
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
-	tw.fullSeps = fixed8(t.opts.Encoding)
+	tw.k8 = fixed8(t.opts.Encoding)
 	it, err := t.rows.iterate()
 	if err != nil {
 		return ct, rep, err

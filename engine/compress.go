@@ -223,6 +223,7 @@ func (t *TableBuilder) trainDictionary(ovfBase uint64) ([]byte, error) {
 	o := &out{w: sampler, pageSize: t.b.ps, zero: make([]byte, t.b.ps)}
 	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), nil)
 	tw.ovfBase = ovfBase
+	tw.k8 = fixed8(t.opts.Encoding)
 	it, err := t.rows.iterate()
 	if err != nil {
 		return nil, err

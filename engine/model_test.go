@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"sort"
 	"testing"
+
+	"github.com/drydb/drydb/engine/keyenc"
 )
 
 // model is the reference a table is checked against: a sorted slice.
@@ -253,6 +255,42 @@ func TestModel(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					checkTable(t, r, tbl, m)
+				})
+			}
+		}
+	}
+}
+
+// The same checks on int64 tables, whose pages use the key-array layout.
+func TestModelInt64(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	for _, ps := range []int{512, 4096, 65536} {
+		for ci, comp := range []Compression{{}, {Kind: CompressZstd, Dictionary: true}, {Kind: CompressS2}} {
+			for _, rows := range []int{0, 1, 3, 5000} {
+				t.Run(fmt.Sprintf("ps%d/c%d/rows%d", ps, ci, rows), func(t *testing.T) {
+					m := &model{}
+					seen := map[int64]bool{}
+					for len(m.keys) < rows {
+						v := r.Int63n(40000) - 20000
+						if rows < 10 {
+							v = []int64{-1 << 63, 1<<63 - 1, 0, -1, 1}[len(m.keys)%5]
+						}
+						if seen[v] {
+							continue
+						}
+						seen[v] = true
+						val := make([]byte, r.Intn(30))
+						if r.Intn(50) == 0 {
+							val = make([]byte, ps) // overflow
+						}
+						r.Read(val)
+						m.keys = append(m.keys, int64Key(v))
+						m.vals = append(m.vals, val)
+					}
+					db := buildModel(t, m, &BuilderOptions{PageSize: ps}, &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}, Compression: comp})
+					defer db.Close()
+					tbl, _ := db.Table("t")
 					checkTable(t, r, tbl, m)
 				})
 			}

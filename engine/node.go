@@ -8,27 +8,49 @@ import (
 )
 
 // Accessors for a node (a plain page or a decoded leaf block). They assume
-// the node passed checkNode, which validated every offset they use, so they
-// can index without further checks.
+// the node passed checkNode, which validated every offset they use. Two
+// layouts exist (see format): slotted pages for variable keys, and key-array
+// pages (leaf8, branch8) for trees whose keys are all 8 bytes.
 
-func nodeN(p []byte) int     { return int(binary.LittleEndian.Uint16(p[f.PgN:])) }
+var be = binary.BigEndian
+var le = binary.LittleEndian
+
+func nodeN(p []byte) int     { return int(le.Uint16(p[f.PgN:])) }
 func nodeLevel(p []byte) int { return int(p[f.PgLevel]) }
+func isArray(p []byte) bool  { return p[f.PgType] >= f.PageLeaf8 }
 func slotOff(p []byte, i int) int {
-	return int(binary.LittleEndian.Uint16(p[f.PageHeaderSize+2*i:]))
+	return int(le.Uint16(p[f.PageHeaderSize+2*i:]))
+}
+
+// leaf8 slot array starts after the key array.
+func slotOff8(p []byte, i int) int {
+	return int(le.Uint16(p[f.PageHeaderSize+8*nodeN(p)+2*i:]))
 }
 
 func leafKey(p []byte, i int) []byte {
+	if isArray(p) {
+		o := f.PageHeaderSize + 8*i
+		return p[o : o+8 : o+8]
+	}
 	o := slotOff(p, i)
-	kl := int(binary.LittleEndian.Uint16(p[o:]))
+	kl := int(le.Uint16(p[o:]))
 	return p[o+f.LeafEntryHeader : o+f.LeafEntryHeader+kl : o+f.LeafEntryHeader+kl]
 }
 
 // leafVal returns the inline value, or the overflow reference and true.
 func leafVal(p []byte, i int) ([]byte, bool) {
-	o := slotOff(p, i)
-	kl := int(binary.LittleEndian.Uint16(p[o:]))
-	vl := binary.LittleEndian.Uint32(p[o+2:])
-	s := o + f.LeafEntryHeader + kl
+	var s int
+	var vl uint32
+	if isArray(p) {
+		o := slotOff8(p, i)
+		vl = le.Uint32(p[o:])
+		s = o + f.Leaf8EntryHeader
+	} else {
+		o := slotOff(p, i)
+		kl := int(le.Uint16(p[o:]))
+		vl = le.Uint32(p[o+2:])
+		s = o + f.LeafEntryHeader + kl
+	}
 	if vl&f.OverflowFlag != 0 {
 		return p[s : s+f.OverflowRefSize : s+f.OverflowRefSize], true
 	}
@@ -36,14 +58,26 @@ func leafVal(p []byte, i int) ([]byte, bool) {
 }
 
 func branchChild(p []byte, i int) uint64 {
-	return binary.LittleEndian.Uint64(p[slotOff(p, i):])
+	if isArray(p) {
+		return le.Uint64(p[f.PageHeaderSize+8*nodeN(p)+8*i:])
+	}
+	return le.Uint64(p[slotOff(p, i):])
 }
+
 func branchBefore(p []byte, i int) uint64 {
-	return binary.LittleEndian.Uint64(p[slotOff(p, i)+8:])
+	if isArray(p) {
+		return le.Uint64(p[f.PageHeaderSize+16*nodeN(p)+8*i:])
+	}
+	return le.Uint64(p[slotOff(p, i)+8:])
 }
+
 func branchKey(p []byte, i int) []byte {
+	if isArray(p) {
+		o := f.PageHeaderSize + 8*i
+		return p[o : o+8]
+	}
 	o := slotOff(p, i)
-	kl := int(binary.LittleEndian.Uint16(p[o+16:]))
+	kl := int(le.Uint16(p[o+16:]))
 	return p[o+f.BranchEntryHdr : o+f.BranchEntryHdr+kl]
 }
 
@@ -92,10 +126,58 @@ func branchRow(p []byte, n uint64) int {
 	return lo - 1
 }
 
+// Searches of key-array pages: one array of big-endian 8-byte keys, so each
+// step is one load and an integer compare. keys is sliced once so the loop
+// needs no bounds checks beyond the one the compiler proves.
+
+func keyArray(p []byte) []byte {
+	n := nodeN(p)
+	return p[f.PageHeaderSize : f.PageHeaderSize+8*n]
+}
+
+// The loops are branch-free (the compiler turns the conditional add into a
+// conditional move): a mispredicted branch per step costs more than the
+// comparison itself.
+
+func leafSearch8(p []byte, k uint64) (int, bool) {
+	keys := keyArray(p)
+	n := len(keys) / 8
+	base := 0
+	for m := n; m > 1; {
+		half := m >> 1
+		if be.Uint64(keys[8*(base+half):]) < k {
+			base += half
+		}
+		m -= half
+	}
+	if n == 0 {
+		return 0, false
+	}
+	if be.Uint64(keys[8*base:]) < k {
+		base++
+	}
+	return base, base < n && be.Uint64(keys[8*base:]) == k
+}
+
+func branchSearch8(p []byte, k uint64) int {
+	keys := keyArray(p)
+	n := len(keys) / 8
+	base := 0
+	for m := n; m > 1; {
+		half := m >> 1
+		if be.Uint64(keys[8*(base+half):]) <= k {
+			base += half
+		}
+		m -= half
+	}
+	return base
+}
+
 // checkNode validates a node's structure so that the accessors above can
-// never index out of range: entry count, slot offsets, lengths, key order
-// within the node, level, and overflow references inside the file. It runs
-// once per page per process (plain files) or once per block decode.
+// never index out of range: type and level, entry count, slot offsets,
+// lengths, key order within the node, and overflow references inside the
+// page area. width 8 requires the key-array layout. It runs once per page
+// per process (plain files) or once per block decode.
 func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	if len(p) < f.PageHeaderSize {
 		return "short page"
@@ -105,31 +187,53 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	if lvl != wantLevel {
 		return "wrong level"
 	}
-	if (lvl == 0) != (typ == f.PageLeaf) || (typ != f.PageLeaf && typ != f.PageBranch) {
+	leaf := typ == f.PageLeaf || typ == f.PageLeaf8
+	if typ < f.PageLeaf || typ > f.PageBranch8 || (lvl == 0) != leaf {
 		return "bad page type"
 	}
+	array := typ >= f.PageLeaf8
+	if (width == 8) != array {
+		return "page layout does not match the key encoding"
+	}
 	n := nodeN(p)
-	if n == 0 || f.PageHeaderSize+n*f.SlotSize > len(p) {
+	var fixed int // bytes of the arrays after the header
+	switch {
+	case array && leaf:
+		fixed = n * (8 + f.SlotSize)
+	case array:
+		fixed = n * f.Branch8EntrySize
+	default:
+		fixed = n * f.SlotSize
+	}
+	if n == 0 || f.PageHeaderSize+fixed > len(p) {
 		return "bad entry count"
 	}
-	slotEnd := f.PageHeaderSize + n*f.SlotSize
+	areaStart := f.PageHeaderSize + fixed
 	var prev []byte
 	for i := 0; i < n; i++ {
-		o := slotOff(p, i)
 		var k []byte
-		if typ == f.PageLeaf {
-			if o < slotEnd || o+f.LeafEntryHeader > len(p) {
+		if leaf {
+			var o, hdr, kl int
+			if array {
+				o, hdr = slotOff8(p, i), f.Leaf8EntryHeader
+			} else {
+				o, hdr = slotOff(p, i), f.LeafEntryHeader
+			}
+			if o < areaStart || o+hdr > len(p) {
 				return "slot out of range"
 			}
-			kl := int(binary.LittleEndian.Uint16(p[o:]))
-			vl := binary.LittleEndian.Uint32(p[o+2:])
-			vlen := int(vl &^ f.OverflowFlag)
-			if vl&f.OverflowFlag != 0 {
-				if vlen != f.OverflowRefSize {
-					return "bad overflow reference"
-				}
+			var vl uint32
+			if array {
+				vl = le.Uint32(p[o:])
+			} else {
+				kl = int(le.Uint16(p[o:]))
+				vl = le.Uint32(p[o+2:])
 			}
-			if o+f.LeafEntryHeader+kl+vlen > len(p) {
+			vlen := int(vl &^ f.OverflowFlag)
+			if vl&f.OverflowFlag != 0 && vlen != f.OverflowRefSize {
+				return "bad overflow reference"
+			}
+			if o+hdr+kl+vlen > len(p) {
 				return "entry out of range"
 			}
 			k = leafKey(p, i)
@@ -138,18 +242,21 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 			}
 			if vl&f.OverflowFlag != 0 {
 				ref, _ := leafVal(p, i)
-				pg, ln := binary.LittleEndian.Uint64(ref), binary.LittleEndian.Uint64(ref[8:])
+				pg, ln := le.Uint64(ref), le.Uint64(ref[8:])
 				if pg == 0 || pg >= dataEnd/uint64(ps) || ln > dataEnd-pg*uint64(ps) {
 					return "overflow reference out of range"
 				}
 			}
 		} else {
-			if o < slotEnd || o+f.BranchEntryHdr > len(p) {
-				return "slot out of range"
-			}
-			kl := int(binary.LittleEndian.Uint16(p[o+16:]))
-			if o+f.BranchEntryHdr+kl > len(p) {
-				return "entry out of range"
+			if !array {
+				o := slotOff(p, i)
+				if o < areaStart || o+f.BranchEntryHdr > len(p) {
+					return "slot out of range"
+				}
+				kl := int(le.Uint16(p[o+16:]))
+				if o+f.BranchEntryHdr+kl > len(p) {
+					return "entry out of range"
+				}
 			}
 			if i == 0 {
 				if branchBefore(p, 0) != 0 {
@@ -165,43 +272,10 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 				return "separator of the wrong width"
 			}
 		}
-		if i > 0 && prev != nil && bytes.Compare(prev, k) >= 0 {
+		if prev != nil && bytes.Compare(prev, k) >= 0 {
 			return "keys out of order"
 		}
 		prev = k
 	}
 	return ""
-}
-
-// Fast paths for trees whose keys are all 8 bytes (int64, uint64 and float64
-// tables, written without separator truncation): comparing big-endian
-// integers instead of calling bytes.Compare.
-
-func key8(p []byte, o int) uint64 { return binary.BigEndian.Uint64(p[o:]) }
-
-func leafSearch8(p []byte, k uint64) (int, bool) {
-	n := nodeN(p)
-	lo, hi := 0, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if key8(p, slotOff(p, m)+f.LeafEntryHeader) < k {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < n && key8(p, slotOff(p, lo)+f.LeafEntryHeader) == k
-}
-
-func branchSearch8(p []byte, k uint64) int {
-	lo, hi := 1, nodeN(p)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if key8(p, slotOff(p, m)+f.BranchEntryHdr) <= k {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo - 1
 }

@@ -3,6 +3,8 @@ package engine
 import (
 	"fmt"
 
+	f "github.com/drydb/drydb/engine/internal/format"
+
 	"github.com/drydb/drydb/engine/keyenc"
 )
 
@@ -107,6 +109,12 @@ func (t *Table) Index(name string) (*Index, error) {
 // the value points into the mapping (zero-copy, valid until Close, do not
 // modify); for compressed tables it is a copy (use GetPinned to avoid it).
 func (t *Table) Get(key []byte) ([]byte, error) {
+	if t.codec == nil {
+		if t.db.closed.Load() {
+			return nil, ErrClosed
+		}
+		return t.tree.getPlain(key)
+	}
 	v, err := t.GetPinned(key)
 	if err != nil || v.pin == noPin {
 		return v.Data, err
@@ -144,6 +152,48 @@ func (tr *tree) get(key []byte) (Value, error) {
 		return Value{pin: noPin}, err
 	}
 	return Value{Data: d, t: tr, pin: n.pin}, nil
+}
+
+// getPlain is get for trees read straight from the mapping: no pins, no
+// Value to build, which matters on the hottest path.
+func (tr *tree) getPlain(key []byte) ([]byte, error) {
+	if tr.desc.Depth == 0 {
+		return nil, ErrNotFound
+	}
+	if !tr.k8 || len(key) != 8 {
+		n, _, err := tr.seekLeaf(key)
+		if err != nil {
+			return nil, err
+		}
+		i, found := leafSearch(n.p, key)
+		if !found {
+			return nil, ErrNotFound
+		}
+		return tr.value(n.p, i)
+	}
+	k := be.Uint64(key)
+	ref := tr.desc.Root
+	for lvl := int(tr.desc.Depth) - 1; lvl > 0; lvl-- {
+		p, err := tr.page(ref, lvl)
+		if err != nil {
+			return nil, err
+		}
+		ref = branchChild(p, branchSearch8(p, k))
+	}
+	p, err := tr.page(ref, 0)
+	if err != nil {
+		return nil, err
+	}
+	i, found := leafSearch8(p, k)
+	if !found {
+		return nil, ErrNotFound
+	}
+	o := slotOff8(p, i)
+	if vl := le.Uint32(p[o:]); vl&f.OverflowFlag == 0 {
+		s := o + f.Leaf8EntryHeader
+		return p[s : s+int(vl) : s+int(vl)], nil
+	}
+	return tr.value(p, i)
 }
 
 // value returns entry i's value, following an overflow reference.

@@ -46,6 +46,21 @@ func (t *tree) child(ref uint64, level int) (node, error) {
 // own region, so a damaged reference cannot make it read another tree's
 // pages (which were checked against another tree's key width).
 func (t *tree) page(ref uint64, level int) ([]byte, error) {
+	// Fast path, small enough to inline: a page of this tree's region that
+	// this process has already checked. Regions lie inside the page area
+	// (checked at open), so ref indexes the bitmap safely.
+	db := t.db
+	if ref >= t.desc.FirstPage && ref < t.desc.LastPage && db.verified[ref>>6].Load()&(1<<(ref&63)) != 0 {
+		off := ref << db.pshift
+		p := db.data[off : off+uint64(db.ps)]
+		if int(p[f.PgLevel]) == level {
+			return p, nil
+		}
+	}
+	return t.pageSlow(ref, level)
+}
+
+func (t *tree) pageSlow(ref uint64, level int) ([]byte, error) {
 	if ref < t.desc.FirstPage || ref >= t.desc.LastPage {
 		return nil, t.corrupt(ref, "page outside the tree's region")
 	}

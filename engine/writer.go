@@ -71,7 +71,9 @@ type treeWriter struct {
 	leafRows uint64
 	pages    uint64
 	ovfBase  uint64 // page number of the first overflow page (blob file start)
-	fullSeps bool   // keep whole first keys as separators (fixed-width keys)
+	k8       bool   // 8-byte keys: key-array pages, whole keys as separators
+	keys8    []byte // leaf8: keys of the leaf being filled
+	slots8   []uint16
 	keyBuf   []byte
 }
 
@@ -102,6 +104,9 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 			return fmt.Errorf("%w: %s: keys out of order at %s", ErrInvalid, t.name, quoteKey(key))
 		}
 	}
+	if t.k8 {
+		return t.add8(key, val, isRef)
+	}
 	size := f.LeafEntryHeader + len(key) + len(val)
 	if t.n > 0 && t.free-size < f.PageHeaderSize+(t.n+1)*f.SlotSize {
 		if err := t.finishLeaf(); err != nil {
@@ -113,7 +118,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		// first key that is still greater than the previous leaf's last key.
 		s := key
 		if t.rows > 0 {
-			if !t.fullSeps {
+			if !t.k8 {
 				c := commonPrefix(t.lastKey, key)
 				s = key[:c+1]
 			}
@@ -145,6 +150,40 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 	return nil
 }
 
+// add8 places a row in a leaf8 page: the key goes to the key array (laid
+// out when the leaf is finished), the value from the end of the page.
+func (t *treeWriter) add8(key, val []byte, isRef bool) error {
+	size := f.Leaf8EntryHeader + len(val)
+	if t.n > 0 && t.free-size < f.PageHeaderSize+(t.n+1)*(8+f.SlotSize) {
+		if err := t.finishLeaf(); err != nil {
+			return err
+		}
+	}
+	if t.n == 0 {
+		t.firstKey = t.saveSep(key)
+		if t.rows == 0 {
+			t.firstKey = nil
+		}
+	}
+	t.free -= size
+	p := t.pending
+	vl := uint32(len(val))
+	copy(p[t.free+f.Leaf8EntryHeader:], val)
+	if isRef {
+		vl |= f.OverflowFlag
+		ref := p[t.free+f.Leaf8EntryHeader:]
+		f.PutU64(ref, 0, f.U64(val, 0)+t.ovfBase)
+	}
+	f.PutU32(p, t.free, vl)
+	t.keys8 = append(t.keys8, key...)
+	t.slots8 = append(t.slots8, uint16(t.free))
+	t.n++
+	t.leafRows++
+	t.rows++
+	t.lastKey = append(t.lastKey[:0], key...)
+	return nil
+}
+
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
@@ -167,6 +206,15 @@ func (t *treeWriter) saveSep(k []byte) []byte {
 func (t *treeWriter) finishLeaf() error {
 	p := t.pending
 	p[f.PgType] = f.PageLeaf
+	if t.k8 {
+		p[f.PgType] = f.PageLeaf8
+		copy(p[f.PageHeaderSize:], t.keys8)
+		so := f.PageHeaderSize + len(t.keys8)
+		for i, o := range t.slots8 {
+			f.PutU16(p, so+2*i, o)
+		}
+		t.keys8, t.slots8 = t.keys8[:0], t.slots8[:0]
+	}
 	p[f.PgLevel] = 0
 	f.PutU16(p, f.PgN, uint16(t.n))
 	s := sep{key: t.firstKey, rows: t.leafRows}
@@ -238,6 +286,9 @@ func (t *treeWriter) finish() (f.Tree, error) {
 // buildLevel packs one level's entries into branch pages (level = height of
 // the pages being written, children are at level-1) and returns the next level.
 func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
+	if t.k8 {
+		return t.buildLevel8(children, level)
+	}
 	var next []sep
 	p := make([]byte, t.ps)
 	n, free := 0, t.ps
@@ -279,6 +330,35 @@ func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
 	}
 	if n > 0 {
 		flush()
+	}
+	return next
+}
+
+// buildLevel8 writes branch8 pages: key, child and before arrays.
+func (t *treeWriter) buildLevel8(children []sep, level uint64) []sep {
+	var next []sep
+	per := (t.ps - f.PageHeaderSize) / f.Branch8EntrySize
+	p := make([]byte, t.ps)
+	for len(children) > 0 {
+		m := min(per, len(children))
+		// Do not leave a last page with a single child when it can be avoided.
+		if rest := len(children) - m; rest == 1 && m > 2 {
+			m--
+		}
+		clear(p)
+		p[f.PgType] = f.PageBranch8
+		p[f.PgLevel] = byte(level)
+		f.PutU16(p, f.PgN, uint16(m))
+		var before uint64
+		for i, c := range children[:m] {
+			copy(p[f.PageHeaderSize+8*i:f.PageHeaderSize+8*i+8], c.key)
+			f.PutU64(p, f.PageHeaderSize+8*m+8*i, c.child)
+			f.PutU64(p, f.PageHeaderSize+16*m+8*i, before)
+			before += c.rows
+		}
+		next = append(next, sep{key: children[0].key, child: t.o.pgno(), rows: before})
+		t.writePage(p)
+		children = children[m:]
 	}
 	return next
 }

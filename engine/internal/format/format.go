@@ -84,6 +84,19 @@ const (
 
 	PageLeaf   = 1
 	PageBranch = 2
+	// Pages of trees whose keys are all 8 bytes (int64, uint64, float64
+	// tables) keep their keys in one contiguous array, so that a search
+	// reads one cache-friendly array instead of chasing slots:
+	//
+	//	leaf8:   header | n x key [8] | n x slot u16 | entries (vlen u32 | value)
+	//	branch8: header | n x key [8] | n x child u64 | n x before u64
+	//
+	// Entry 0's key in a branch8 page is the first key of child 0 (unused by
+	// searches). A leaf8 entry's vlen has the same overflow flag as in leaves.
+	PageLeaf8        = 3
+	PageBranch8      = 4
+	Leaf8EntryHeader = 4
+	Branch8EntrySize = 24
 
 	// MaxDepth bounds tree height; a file claiming more is corrupt. With a
 	// fan-out of at least 3 this covers more rows than a uint64 counts.
