@@ -335,3 +335,31 @@ func BenchmarkBolt(b *testing.B) {
 		})
 	}
 }
+
+// GetMany over batches of 256 keys from the non-repeating stream; ns per key.
+func BenchmarkGetMany256(b *testing.B) {
+	for _, n := range shapes {
+		for _, sorted := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%d-sorted%v", n, sorted), func(b *testing.B) {
+				db := benchDB(b, n, Compression{})
+				defer db.Close()
+				t, _ := db.Table("bench")
+				keys := lcgKeys(n, 1<<16)
+				if sorted {
+					for i := 0; i+256 <= len(keys); i += 256 {
+						batch := keys[i : i+256]
+						sort.Slice(batch, func(x, y int) bool { return string(batch[x]) < string(batch[y]) })
+					}
+				}
+				vals, found := make([][]byte, 256), make([]bool, 256)
+				b.ResetTimer()
+				for i := 0; i < b.N; i += 256 {
+					j := i % len(keys)
+					if err := t.GetMany(keys[j:j+256], vals, found); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -2,6 +2,8 @@ package engine
 
 import (
 	"sync/atomic"
+
+	f "github.com/drydb/drydb/engine/internal/format"
 )
 
 // Cursor walks the rows of a key range in either direction.
@@ -29,6 +31,8 @@ type Cursor struct {
 	idx     int
 	n       int
 	leafRow uint64
+	slots   int  // offset of the leaf's slot array
+	arr     bool // the leaf is a key-array page
 }
 
 func (c *Cursor) init(lo, hi Bound) {
@@ -49,28 +53,64 @@ func (c *Cursor) bounds() bool {
 		return false
 	}
 	if !c.ready {
-		c.lo, c.hi, c.err = c.tr.rows(c.blo, c.bhi)
-		c.ready = c.err == nil
+		if c.err = c.resolveLo(); c.err != nil {
+			return false
+		}
+		if c.hi, c.err = c.tr.boundRow(c.bhi, true); c.err != nil {
+			return false
+		}
+		c.hi = max(c.hi, c.lo)
+		c.ready = true
 	}
 	return c.ready
 }
 
+// resolveLo finds the first row of the range. A key bound descends to its
+// leaf, and the cursor keeps that leaf, so that First costs no second descent.
+func (c *Cursor) resolveLo() error {
+	if c.blo.Kind == Unbounded || c.tr.desc.Depth == 0 {
+		c.lo = 0
+		return nil
+	}
+	nd, row, err := c.tr.seekLeaf(c.blo.Key)
+	if err != nil {
+		return err
+	}
+	i, found := c.tr.search(nd.p, c.blo.Key)
+	if found && c.blo.Kind == Exclusive {
+		i++
+	}
+	c.lo = row + uint64(i)
+	c.setLeaf(nd, row)
+	return nil
+}
+
+func (c *Cursor) setLeaf(nd node, row uint64) {
+	c.tr.release(c.leaf)
+	c.leaf, c.leafRow, c.n = nd, row, nodeN(nd.p)
+	c.arr = isArray(nd.p)
+	c.slots = f.PageHeaderSize
+	if c.arr {
+		c.slots += 8 * c.n
+	}
+}
+
 // seekRow positions the cursor on row r, which must be inside [lo, hi).
 func (c *Cursor) seekRow(r uint64) bool {
-	if c.valid && r >= c.leafRow && r < c.leafRow+uint64(c.n) {
+	if c.leaf.p != nil && r >= c.leafRow && r < c.leafRow+uint64(c.n) {
 		c.idx = int(r - c.leafRow)
+		c.valid = true
 		return true
 	}
-	c.tr.release(c.leaf)
-	c.leaf.pin = noPin
 	c.valid = false
 	nd, row, err := c.tr.rowLeaf(r)
 	if err != nil {
 		c.err = err
+		c.tr.release(c.leaf)
 		c.leaf = node{pin: noPin}
 		return false
 	}
-	c.leaf, c.leafRow, c.n = nd, row, nodeN(nd.p)
+	c.setLeaf(nd, row)
 	c.idx = int(r - row)
 	c.valid = true
 	return true
@@ -159,20 +199,21 @@ func (c *Cursor) SeekRow(n uint64) bool {
 
 // Next moves to the next row.
 func (c *Cursor) Next() bool {
+	// Fast path (inlined): the next row is in the same leaf and the range.
+	if c.valid && c.idx+1 < c.n && c.leafRow+uint64(c.idx+1) < c.hi && !c.closed.Load() {
+		c.idx++
+		return true
+	}
+	return c.nextSlow()
+}
+
+func (c *Cursor) nextSlow() bool {
 	if !c.valid {
 		return false
 	}
 	if c.closed.Load() {
 		c.err, c.valid = ErrClosed, false
 		return false
-	}
-	if c.idx+1 < c.n {
-		if c.leafRow+uint64(c.idx)+1 >= c.hi {
-			c.valid = false
-			return false
-		}
-		c.idx++
-		return true
 	}
 	return c.moveTo(c.leafRow+uint64(c.idx)+1, true)
 }
@@ -209,7 +250,14 @@ func (c *Cursor) Key() []byte {
 	if !c.valid {
 		return nil
 	}
-	return leafKey(c.leaf.p, c.idx)
+	p := c.leaf.p
+	if c.arr {
+		o := f.PageHeaderSize + 8*c.idx
+		return p[o : o+8 : o+8]
+	}
+	o := int(le.Uint16(p[c.slots+2*c.idx:]))
+	kl := int(le.Uint16(p[o:]))
+	return p[o+f.LeafEntryHeader : o+f.LeafEntryHeader+kl : o+f.LeafEntryHeader+kl]
 }
 
 // Value returns the current value, or nil when the cursor is not on a row
@@ -218,7 +266,19 @@ func (c *Cursor) Value() []byte {
 	if !c.valid {
 		return nil
 	}
-	v, err := c.tr.value(c.leaf.p, c.idx)
+	p := c.leaf.p
+	o := int(le.Uint16(p[c.slots+2*c.idx:]))
+	var s int
+	var vl uint32
+	if c.arr {
+		vl, s = le.Uint32(p[o:]), o+f.Leaf8EntryHeader
+	} else {
+		vl, s = le.Uint32(p[o+2:]), o+f.LeafEntryHeader+int(le.Uint16(p[o:]))
+	}
+	if vl&f.OverflowFlag == 0 {
+		return p[s : s+int(vl) : s+int(vl)]
+	}
+	v, err := c.tr.value(p, c.idx)
 	if err != nil {
 		c.err, c.valid = err, false
 		return nil
@@ -272,6 +332,7 @@ func (c *Cursor) Close() {
 	c.tr.release(c.leaf)
 	c.leaf = node{pin: noPin}
 	c.valid = false
+	c.ready = true
 	if c.err == nil {
 		c.err = ErrClosed
 	}

@@ -521,3 +521,38 @@ func TestKilledBuild(t *testing.T) {
 		t.Fatalf("litter left: %v", names)
 	}
 }
+
+func TestGetMany(t *testing.T) {
+	for _, comp := range []Compression{{}, {Kind: CompressS2}} {
+		db := build(t, 512, func(b *Builder) {
+			tb, _ := b.Table("t", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}, Compression: comp})
+			for i := int64(0); i < 3000; i += 2 {
+				tb.Append(int64Key(i), []byte(fmt.Sprint(i)))
+			}
+		})
+		tbl, _ := db.Table("t")
+		r := rand.New(rand.NewSource(9))
+		keys := make([][]byte, 500)
+		for i := range keys {
+			keys[i] = int64Key(int64(r.Intn(3100) - 50))
+		}
+		for _, sorted := range []bool{false, true} {
+			if sorted {
+				sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i], keys[j]) < 0 })
+			}
+			vals, found := make([][]byte, len(keys)), make([]bool, len(keys))
+			if err := tbl.GetMany(keys, vals, found); err != nil {
+				t.Fatal(err)
+			}
+			for i, k := range keys {
+				want, err := tbl.Get(k)
+				if found[i] != (err == nil) || !bytes.Equal(vals[i], want) {
+					t.Fatalf("GetMany[%d] = %q %v, Get = %q %v", i, vals[i], found[i], want, err)
+				}
+			}
+		}
+		if err := tbl.GetMany(keys, nil, nil); !errors.Is(err, ErrInvalid) {
+			t.Fatal(err)
+		}
+	}
+}
