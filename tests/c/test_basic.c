@@ -499,7 +499,9 @@ static void test_builder_errors(void) {
         OK(drydb_builder_append(tb, k, 8, NULL, 0));
         OK(drydb_builder_index_add(ib, (const uint8_t *)"same", 4, k, 8));
     }
-    CHECK_RC(drydb_builder_build_file(b, tu_path("dup.drydb")), DRYDB_DUPLICATE);
+    char *dup = tu_path("dup.drydb");
+    CHECK_RC(drydb_builder_build_file(b, dup), DRYDB_DUPLICATE);
+    free(dup);
     OK(drydb_builder_free(b));
     CHECK_RC(drydb_builder_new(1000, 0, &b), DRYDB_INVALID); /* not a power of two */
     CHECK_RC(drydb_builder_new(0, -1, &b), DRYDB_INVALID);

@@ -3,6 +3,8 @@
  * while threads are still calling in: they must see DRYDB_OK or
  * DRYDB_CLOSED, never a crash. */
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 
 #include "testutil.h"
 
@@ -11,6 +13,7 @@
 static drydb_db *db;
 static int iters;
 static volatile int stop;
+static int started; /* racers that got one answer; under __atomic builtins */
 
 static void check_val(const uint8_t *v, size_t vl, int64_t i) {
     uint8_t want[128];
@@ -83,7 +86,7 @@ static void *racer(void *arg) {
         if (rc == DRYDB_CLOSED) break;
         OK(rc);
         check_val(v, vl, i);
-        ok++;
+        if (ok++ == 0) __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
         drydb_cursor *c;
         rc = drydb_cursor_open(t, NULL, 0, 0, NULL, 0, 0, &c);
         if (rc == DRYDB_CLOSED) break;
@@ -116,8 +119,11 @@ int main(void) {
         drydb_table *t;
         OK(drydb_table_open(db, round % 2 ? "zstd" : "ints", &t));
         stop = 0;
+        __atomic_store_n(&started, 0, __ATOMIC_SEQ_CST);
         for (int i = 0; i < THREADS; i++) CHECK(pthread_create(&th[i], NULL, racer, t) == 0);
-        struct timespec ts = {0, 50 * 1000 * 1000};
+        /* close only once every thread is calling in */
+        while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < THREADS) sched_yield();
+        struct timespec ts = {0, 20 * 1000 * 1000};
         nanosleep(&ts, NULL);
         OK(drydb_close(db));
         stop = 1;
