@@ -269,11 +269,11 @@ func (c *Cursor) Value() []byte {
 	p := c.leaf.p
 	o := int(le.Uint16(p[c.slots+2*c.idx:]))
 	var s int
-	var vl uint32
+	var vl uint16
 	if c.arr {
-		vl, s = le.Uint32(p[o:]), o+f.Leaf8EntryHeader
+		vl, s = le.Uint16(p[o:]), o+f.Leaf8EntryHeader
 	} else {
-		vl, s = le.Uint32(p[o+2:]), o+f.LeafEntryHeader+int(le.Uint16(p[o:]))
+		vl, s = le.Uint16(p[o+2:]), o+f.LeafEntryHeader+int(le.Uint16(p[o:]))
 	}
 	if vl&f.OverflowFlag == 0 {
 		return p[s : s+int(vl) : s+int(vl)]

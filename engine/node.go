@@ -40,15 +40,15 @@ func leafKey(p []byte, i int) []byte {
 // leafVal returns the inline value, or the overflow reference and true.
 func leafVal(p []byte, i int) ([]byte, bool) {
 	var s int
-	var vl uint32
+	var vl uint16
 	if isArray(p) {
 		o := slotOff8(p, i)
-		vl = le.Uint32(p[o:])
+		vl = le.Uint16(p[o:])
 		s = o + f.Leaf8EntryHeader
 	} else {
 		o := slotOff(p, i)
 		kl := int(le.Uint16(p[o:]))
-		vl = le.Uint32(p[o+2:])
+		vl = le.Uint16(p[o+2:])
 		s = o + f.LeafEntryHeader + kl
 	}
 	if vl&f.OverflowFlag != 0 {
@@ -222,12 +222,12 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 			if o < areaStart || o+hdr > len(p) {
 				return "slot out of range"
 			}
-			var vl uint32
+			var vl uint16
 			if array {
-				vl = le.Uint32(p[o:])
+				vl = le.Uint16(p[o:])
 			} else {
 				kl = int(le.Uint16(p[o:]))
-				vl = le.Uint32(p[o+2:])
+				vl = le.Uint16(p[o+2:])
 			}
 			vlen := int(vl &^ f.OverflowFlag)
 			if vl&f.OverflowFlag != 0 && vlen != f.OverflowRefSize {

@@ -190,7 +190,7 @@ func (tr *tree) getPlain(key []byte) ([]byte, error) {
 		return nil, ErrNotFound
 	}
 	o := slotOff8(p, i)
-	if vl := le.Uint32(p[o:]); vl&f.OverflowFlag == 0 {
+	if vl := le.Uint16(p[o:]); vl&f.OverflowFlag == 0 {
 		s := o + f.Leaf8EntryHeader
 		return p[s : s+int(vl) : s+int(vl)], nil
 	}

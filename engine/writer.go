@@ -131,7 +131,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 	p := t.pending
 	f.PutU16(p, f.PageHeaderSize+t.n*f.SlotSize, uint16(t.free))
 	f.PutU16(p, t.free, uint16(len(key)))
-	vl := uint32(len(val))
+	vl := uint16(len(val))
 	if isRef {
 		vl |= f.OverflowFlag
 		// rebase the overflow page number onto the file
@@ -141,7 +141,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 	} else {
 		copy(p[t.free+f.LeafEntryHeader+len(key):], val)
 	}
-	f.PutU32(p, t.free+2, vl)
+	f.PutU16(p, t.free+2, vl)
 	copy(p[t.free+f.LeafEntryHeader:], key)
 	t.n++
 	t.leafRows++
@@ -167,14 +167,14 @@ func (t *treeWriter) add8(key, val []byte, isRef bool) error {
 	}
 	t.free -= size
 	p := t.pending
-	vl := uint32(len(val))
+	vl := uint16(len(val))
 	copy(p[t.free+f.Leaf8EntryHeader:], val)
 	if isRef {
 		vl |= f.OverflowFlag
 		ref := p[t.free+f.Leaf8EntryHeader:]
 		f.PutU64(ref, 0, f.U64(val, 0)+t.ovfBase)
 	}
-	f.PutU32(p, t.free, vl)
+	f.PutU16(p, t.free, vl)
 	t.keys8 = append(t.keys8, key...)
 	t.slots8 = append(t.slots8, uint16(t.free))
 	t.n++

@@ -20,7 +20,7 @@
 //	12 next     u32  leaf: next leaf page (0 = none); branch: 0
 //	16 slots    n x u16 entry offsets, in key order
 //
-// Leaf entry:  klen u16 | vlen u32 (bit 31 = overflow) | key | value
+// Leaf entry:  klen u16 | vlen u16 (bit 15 = overflow) | key | value
 // Overflow value reference (the value bytes of an overflow entry):
 //
 //	pgno u64 | length u64 | crc32c u32
@@ -77,10 +77,10 @@ const (
 	PgPrev          = 8
 	PgNext          = 12
 	SlotSize        = 2
-	LeafEntryHeader = 6  // klen u16 + vlen u32
-	OverflowRefSize = 20 // pgno u64 + length u64 + crc u32
-	BranchEntryHdr  = 18 // child u64 + before u64 + klen u16
-	OverflowFlag    = 1 << 31
+	LeafEntryHeader = 4       // klen u16 + vlen u16
+	OverflowRefSize = 20      // pgno u64 + length u64 + crc u32
+	BranchEntryHdr  = 18      // child u64 + before u64 + klen u16
+	OverflowFlag    = 1 << 15 // in vlen: the value is an overflow reference
 
 	PageLeaf   = 1
 	PageBranch = 2
@@ -88,14 +88,14 @@ const (
 	// tables) keep their keys in one contiguous array, so that a search
 	// reads one cache-friendly array instead of chasing slots:
 	//
-	//	leaf8:   header | n x key [8] | n x slot u16 | entries (vlen u32 | value)
+	//	leaf8:   header | n x key [8] | n x slot u16 | entries (vlen u16 | value)
 	//	branch8: header | n x key [8] | n x child u64 | n x before u64
 	//
 	// Entry 0's key in a branch8 page is the first key of child 0 (unused by
 	// searches). A leaf8 entry's vlen has the same overflow flag as in leaves.
 	PageLeaf8        = 3
 	PageBranch8      = 4
-	Leaf8EntryHeader = 4
+	Leaf8EntryHeader = 2
 	Branch8EntrySize = 24
 
 	// MaxDepth bounds tree height; a file claiming more is corrupt. With a
