@@ -363,3 +363,89 @@ func BenchmarkGetMany256(b *testing.B) {
 		}
 	}
 }
+
+// Compressed tables read through a cache holding 1/16 of the file.
+func BenchmarkGetCompressedCache16th(b *testing.B) {
+	for _, c := range []Compression{{Kind: CompressZstd}, {Kind: CompressZstd, Dictionary: true}, {Kind: CompressS2}} {
+		b.Run(fmt.Sprintf("%s-dict%v", c.Kind, c.Dictionary), func(b *testing.B) {
+			db := benchDB(b, 1_000_000, c)
+			size := db.Info().FileSize
+			db.Close()
+			p, _ := benchFiles.Load(fmt.Sprintf("%d-%v", 1_000_000, c))
+			db, err := Open(p.(string), &Options{CacheBytes: size / 16})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			t, _ := db.Table("bench")
+			keys := lcgKeys(1_000_000, 1<<16)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				v, err := t.GetPinned(keys[i%len(keys)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				v.Release()
+			}
+			b.ReportMetric(float64(size), "file-bytes")
+		})
+	}
+}
+
+// Secondary index lookups: a unique index on the value, and a non-unique
+// one with 100 rows per index key (counting one key's rows, and walking them).
+func BenchmarkIndex(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "ix.drydb")
+	bl, _ := NewBuilder(nil)
+	tb, _ := bl.Table("bench", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+	tb.AddIndex("by_value", &IndexOptions{Unique: true, Func: func(k, v []byte, emit func([]byte)) { emit(v) }})
+	tb.AddIndex("by_bucket", &IndexOptions{Func: func(k, v []byte, emit func([]byte)) { emit(v[:len(v)-2]) }})
+	for i := int64(0); i < 10_000; i++ {
+		tb.Append(benchKey(i), benchVal(i))
+	}
+	if _, err := bl.BuildToFile(path); err != nil {
+		b.Fatal(err)
+	}
+	db, _ := Open(path, nil)
+	defer db.Close()
+	t, _ := db.Table("bench")
+	byValue, _ := t.Index("by_value")
+	byBucket, _ := t.Index("by_bucket")
+	vals := make([][]byte, 1024)
+	seed := uint32(42)
+	for i := range vals {
+		seed = seed*1664525 + 1013904223
+		vals[i] = benchVal(int64(seed % 10_000))
+	}
+	b.Run("unique-get", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, _, err := byValue.Get(vals[i%len(vals)]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("count-100", func(b *testing.B) {
+		k := []byte("value-00012")
+		for i := 0; i < b.N; i++ {
+			if n, _ := byBucket.Count(Incl(k), Incl(k)); n != 100 {
+				b.Fatal(n)
+			}
+		}
+	})
+	b.Run("get-all-100", func(b *testing.B) {
+		k := []byte("value-00012")
+		for i := 0; i < b.N; i++ {
+			c := byBucket.GetAll(k)
+			n := 0
+			for ok := c.First(); ok; ok = c.Next() {
+				c.Value()
+				n++
+			}
+			c.Close()
+			if n != 100 {
+				b.Fatal(n)
+			}
+		}
+	})
+}

@@ -60,21 +60,39 @@ func (ix *Index) Count(lo, hi Bound) (uint64, error) {
 // Get returns the primary key and value of the first entry with index key
 // ikey, or ErrNotFound. For a compressed table the value is a copy.
 func (ix *Index) Get(ikey []byte) (pk, val []byte, err error) {
-	c := ix.NewCursor(Incl(ikey), Incl(ikey))
-	defer c.Close()
-	if !c.First() {
-		if c.Err() != nil {
-			return nil, nil, c.Err()
-		}
+	if ix.t.db.closed.Load() {
+		return nil, nil, ErrClosed
+	}
+	tr := &ix.tree
+	if tr.desc.Depth == 0 {
 		return nil, nil, ErrNotFound
 	}
-	pk = c.PrimaryKey()
-	val = c.Value()
-	if c.Err() != nil {
-		return nil, nil, c.Err()
+	var buf [128]byte
+	k := appendIndexKey(buf[:0], ikey, nil) // every entry of ikey starts with k
+	nd, row, err := tr.seekLeaf(k)
+	if err != nil {
+		return nil, nil, err
 	}
-	if ix.t.codec != nil {
-		val = append([]byte(nil), val...)
+	i, _ := leafSearch(nd.p, k)
+	if i == nodeN(nd.p) { // the first entry >= k starts the next leaf
+		if row+uint64(i) >= tr.desc.Rows {
+			return nil, nil, ErrNotFound
+		}
+		if nd, row, err = tr.rowLeaf(row + uint64(i)); err != nil {
+			return nil, nil, err
+		}
+		i = 0
+	}
+	e := leafKey(nd.p, i)
+	if !bytes.HasPrefix(e, k) {
+		return nil, nil, ErrNotFound
+	}
+	pk = e[len(k):]
+	if val, err = ix.t.Get(pk); err == ErrNotFound {
+		err = tr.corrupt(0, fmt.Sprintf("entry points to a missing row of table %q", ix.t.name))
+	}
+	if err != nil {
+		return nil, nil, err
 	}
 	return pk, val, nil
 }

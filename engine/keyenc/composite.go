@@ -2,15 +2,19 @@ package keyenc
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 )
 
 // AppendComponent appends one composite part holding v. Accepted Go types:
-// int64 or int (Int64), uint64 (Uint64), float64 (Float64), string (String),
-// []byte (Bytes), uuid.UUID or [16]byte (UUID), ulid.ULID or [16]byte (ULID).
+// int64 or int (Int64), uint64 or uint (Uint64), float64 (Float64), string
+// (String, valid UTF-8), []byte (Bytes), uuid.UUID or [16]byte (UUID),
+// ulid.ULID or [16]byte (ULID). A value of the wrong type, a NaN or a
+// non-UTF-8 string is an error wrapping ErrBadKey.
 func AppendComponent(dst []byte, k Kind, v any) ([]byte, error) {
 	switch k {
 	case Int64:
@@ -33,6 +37,11 @@ func AppendComponent(dst []byte, k Kind, v any) ([]byte, error) {
 		}
 	case String:
 		if x, ok := v.(string); ok {
+			// Validate would refuse the key later; refuse it here, where
+			// the caller can still tell which value was wrong.
+			if !utf8.ValidString(x) {
+				return dst, badKey("string part %q is not valid UTF-8", x)
+			}
 			return appendEscaped(dst, []byte(x)), nil
 		}
 	case Bytes:
@@ -54,11 +63,15 @@ func AppendComponent(dst []byte, k Kind, v any) ([]byte, error) {
 			return append(dst, x[:]...), nil
 		}
 	default:
-		return dst, fmt.Errorf("drydb: %s cannot be a composite part", k)
+		return dst, badKey("%s cannot be a composite part", k)
 	}
 	return dst, badKey("a %s part cannot hold a %T", k, v)
 }
 
+// appendEscaped writes a variable-length part. 0x00 becomes 0x00 0xFF and
+// the part ends with 0x00 0x01: the terminator sorts below every escaped or
+// plain byte, so a shorter part sorts first, and no part's encoding is a
+// prefix of another's, so the parts after it never affect the order.
 func appendEscaped(dst, b []byte) []byte {
 	for _, c := range b {
 		if c == 0 {
@@ -76,6 +89,9 @@ func EncodeComposite(parts []Kind, vals []any) ([]byte, error) {
 	if len(vals) > len(parts) {
 		return nil, badKey("%d values for %d composite parts", len(vals), len(parts))
 	}
+	if len(parts) > MaxParts {
+		return nil, badKey("a composite key has at most %d parts, got %d", MaxParts, len(parts))
+	}
 	var dst []byte
 	var err error
 	for i, v := range vals {
@@ -88,8 +104,12 @@ func EncodeComposite(parts []Kind, vals []any) ([]byte, error) {
 
 // DecodeComposite decodes a full composite key into its values (the Go
 // types AppendComponent takes: int64, uint64, float64, string, []byte,
-// uuid.UUID, ulid.ULID).
+// uuid.UUID, ulid.ULID). The key must hold every part and nothing more;
+// anything else is an error wrapping ErrBadKey, never a panic.
 func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
+	if len(parts) == 0 || len(parts) > MaxParts {
+		return nil, badKey("a composite key has 1 to %d parts, got %d", MaxParts, len(parts))
+	}
 	vals := make([]any, 0, len(parts))
 	for i, k := range parts {
 		if w := k.Width(); w > 0 {
@@ -117,19 +137,20 @@ func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
 			key = key[w:]
 			continue
 		}
+		if k != String && k != Bytes {
+			return nil, badKey("%s cannot be a composite part", k)
+		}
 		raw, rest, err := unescape(key)
 		if err != nil {
-			return nil, fmt.Errorf("composite part %d (%s): %w", i, k, err)
+			return nil, badKey("composite part %d (%s): %s", i, k, err)
 		}
 		if k == String {
-			if err := (Encoding{Kind: String}).Validate(raw); err != nil {
-				return nil, err
+			if !utf8.Valid(raw) {
+				return nil, badKey("composite part %d (string) is not valid UTF-8", i)
 			}
 			vals = append(vals, string(raw))
-		} else if k == Bytes {
-			vals = append(vals, raw)
 		} else {
-			return nil, fmt.Errorf("drydb: %s cannot be a composite part", k)
+			vals = append(vals, raw)
 		}
 		key = rest
 	}
@@ -139,12 +160,14 @@ func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
 	return vals, nil
 }
 
+// unescape reads one escaped part off b. Its errors are bare reasons; the
+// caller says which part and wraps ErrBadKey.
 func unescape(b []byte) (raw, rest []byte, err error) {
 	out := []byte{}
 	for {
 		i := bytes.IndexByte(b, 0)
 		if i < 0 || i+1 >= len(b) {
-			return nil, nil, badKey("unterminated bytes part")
+			return nil, nil, errors.New("no 0x00 0x01 terminator")
 		}
 		out = append(out, b[:i]...)
 		switch b[i+1] {
@@ -154,7 +177,7 @@ func unescape(b []byte) (raw, rest []byte, err error) {
 			out = append(out, 0)
 			b = b[i+2:]
 		default:
-			return nil, nil, badKey("bad escape 0x00 0x%02x", b[i+1])
+			return nil, nil, fmt.Errorf("0x00 followed by 0x%02x (want 0xff or 0x01)", b[i+1])
 		}
 	}
 }

@@ -2,28 +2,51 @@
 // plain bytes (bytes.Compare), so each encoding maps values to bytes whose
 // order is the values' order:
 //
-//	bytes    the bytes themselves
-//	string   UTF-8 bytes (validated)
-//	int64    8 bytes big-endian with the sign bit flipped
-//	uint64   8 bytes big-endian
-//	float64  8 bytes: IEEE 754 bits big-endian, sign bit flipped for
-//	         positive numbers, every bit flipped for negative ones. NaN is
-//	         refused; -0 is stored as +0 so that the two compare equal.
-//	uuid     16 bytes in RFC 4122 order (github.com/google/uuid), so that
-//	         version 7 UUIDs sort by time
-//	ulid     16 bytes (github.com/oklog/ulid/v2 binary form)
+//	bytes     the bytes themselves
+//	string    UTF-8 bytes (validated)
+//	int64     8 bytes big-endian with the sign bit flipped
+//	uint64    8 bytes big-endian
+//	float64   8 bytes: IEEE 754 bits big-endian, sign bit flipped for
+//	          positive numbers, every bit flipped for negative ones
+//	uuid      16 bytes in RFC 4122 order (github.com/google/uuid), so that
+//	          version 7 UUIDs sort by time
+//	ulid      16 bytes (github.com/oklog/ulid/v2 binary form)
 //	composite a tuple of the above: fixed-width parts as they are, bytes
-//	         and string parts escaped (0x00 -> 0x00 0xFF) and terminated by
-//	         0x00 0x01. The escaping keeps tuple order equal to byte order
-//	         and makes a prefix of the tuple a byte prefix of the key.
+//	          and string parts escaped (0x00 -> 0x00 0xFF) and terminated by
+//	          0x00 0x01. The escaping keeps tuple order equal to byte order
+//	          and makes a prefix of the tuple a byte prefix of the key.
+//
+// Floats: NaN has no place in a total order, so it is refused (ErrBadKey)
+// rather than canonicalised. -0 is encoded as +0, because the two are equal
+// as numbers and a table must not hold both; the encoding -0 would have
+// (0x7fff_ffff_ffff_ffff) is refused by DecodeFloat64 and Validate, so every
+// float key has exactly one encoding.
 //
 // The Kind numbers are part of the file format and of the C ABI.
 //
-// Text form (FormatKey, ParseKey; used by the CLI): integers and floats in
-// decimal, UUIDs in canonical form, ULIDs in Crockford base32, strings as
-// they are, bytes as text with \xNN escapes for non-printable bytes (or
-// "hex:0011ff"), composites as a tuple: (1, "abc", 2.5) with strings and
-// bytes quoted Go-style.
+// # Text form
+//
+// FormatKey and ParseKey (used by the CLI) write and read keys as text:
+//
+//	int64, uint64  decimal (ParseKey also takes 0x.. and other Go prefixes)
+//	float64        Go 'g' format, shortest round-trip form; +Inf and -Inf
+//	uuid           canonical 8-4-4-4-12 lower-case hex
+//	ulid           canonical 26-character Crockford base32
+//	string         the text as it is, no escapes
+//	bytes          printable ASCII as it is and \xNN for every other byte and
+//	               for the backslash; ParseKey also takes hex:0011ff. A key
+//	               whose text would begin with "hex:" has its h escaped.
+//	composite      a tuple: "(" elem { "," elem } ")", blanks around elements
+//	               ignored. String and bytes parts are written as Go quoted
+//	               strings ("a\x00b"); a quoted element is taken literally.
+//	               Other parts are bare, in their scalar form. ParseKey
+//	               also takes bare strings (no commas, no surrounding
+//	               blanks), bare bytes in the bytes form above, a bare value
+//	               without parentheses as a one-element tuple, and fewer
+//	               elements than parts: the key prefix for that tuple prefix.
+//
+// FormatKey falls back to "hex:" and the key's bytes in hex for a key that
+// does not decode (it only happens for damaged or foreign data).
 package keyenc
 
 import (
@@ -33,6 +56,9 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
 )
 
 // ErrBadKey is wrapped by every error about a key that does not fit its
@@ -174,8 +200,12 @@ func badKey(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrBadKey, fmt.Sprintf(format, args...))
 }
 
-// Validate checks that key is a valid encoded key of this encoding.
+// Validate checks that key is a valid encoded key of this encoding. Errors
+// wrap ErrBadKey and say what was expected.
 func (e Encoding) Validate(key []byte) error {
+	if e.Kind > Composite {
+		return badKey("unknown key encoding %d", uint8(e.Kind))
+	}
 	switch e.Kind {
 	case Bytes:
 		return nil
@@ -200,12 +230,19 @@ func (e Encoding) Validate(key []byte) error {
 	return nil
 }
 
-// Fixed-width encoders and decoders.
+// Fixed-width encoders and decoders. Decoders check the width and return an
+// error wrapping ErrBadKey instead of panicking: keys come from files.
 
+// AppendInt64 appends the int64 encoding of v (big-endian, sign bit flipped
+// so that negative numbers sort first).
 func AppendInt64(dst []byte, v int64) []byte {
 	return binary.BigEndian.AppendUint64(dst, uint64(v)^(1<<63))
 }
+
+// EncodeInt64 is AppendInt64 into a new slice.
 func EncodeInt64(v int64) []byte { return AppendInt64(nil, v) }
+
+// DecodeInt64 decodes an 8-byte int64 key.
 func DecodeInt64(b []byte) (int64, error) {
 	if len(b) != 8 {
 		return 0, badKey("int64 key must be 8 bytes, got %d", len(b))
@@ -213,8 +250,13 @@ func DecodeInt64(b []byte) (int64, error) {
 	return int64(binary.BigEndian.Uint64(b) ^ (1 << 63)), nil
 }
 
+// AppendUint64 appends v big-endian.
 func AppendUint64(dst []byte, v uint64) []byte { return binary.BigEndian.AppendUint64(dst, v) }
-func EncodeUint64(v uint64) []byte             { return AppendUint64(nil, v) }
+
+// EncodeUint64 is AppendUint64 into a new slice.
+func EncodeUint64(v uint64) []byte { return AppendUint64(nil, v) }
+
+// DecodeUint64 decodes an 8-byte uint64 key.
 func DecodeUint64(b []byte) (uint64, error) {
 	if len(b) != 8 {
 		return 0, badKey("uint64 key must be 8 bytes, got %d", len(b))
@@ -222,8 +264,12 @@ func DecodeUint64(b []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(b), nil
 }
 
+// negZero is the encoding -0 would have; it is never produced (see
+// AppendFloat64) and is refused when read.
+const negZero = 0x7fff_ffff_ffff_ffff
+
 // AppendFloat64 encodes f order-preservingly. NaN has no place in an order
-// and is refused; -0 is encoded as +0.
+// and is refused; -0 is encoded as +0 so that a table cannot hold both.
 func AppendFloat64(dst []byte, f float64) ([]byte, error) {
 	if math.IsNaN(f) {
 		return dst, badKey("NaN cannot be a float64 key")
@@ -239,12 +285,20 @@ func AppendFloat64(dst []byte, f float64) ([]byte, error) {
 	}
 	return binary.BigEndian.AppendUint64(dst, u), nil
 }
+
+// EncodeFloat64 is AppendFloat64 into a new slice.
 func EncodeFloat64(f float64) ([]byte, error) { return AppendFloat64(nil, f) }
+
+// DecodeFloat64 decodes an 8-byte float key. Encodings AppendFloat64 never
+// produces (NaN, -0) are refused, so decode and encode are inverses.
 func DecodeFloat64(b []byte) (float64, error) {
 	if len(b) != 8 {
 		return 0, badKey("float64 key must be 8 bytes, got %d", len(b))
 	}
 	u := binary.BigEndian.Uint64(b)
+	if u == negZero {
+		return 0, badKey("float64 key encodes -0 (keys hold +0 only)")
+	}
 	if u&(1<<63) != 0 {
 		u &^= 1 << 63
 	} else {
@@ -255,4 +309,34 @@ func DecodeFloat64(b []byte) (float64, error) {
 		return 0, badKey("float64 key encodes NaN")
 	}
 	return f, nil
+}
+
+// AppendUUID appends u's 16 bytes in RFC 4122 order, which sorts version 7
+// UUIDs by their timestamp.
+func AppendUUID(dst []byte, u uuid.UUID) []byte { return append(dst, u[:]...) }
+
+// EncodeUUID is AppendUUID into a new slice.
+func EncodeUUID(u uuid.UUID) []byte { return AppendUUID(nil, u) }
+
+// DecodeUUID decodes a 16-byte uuid key.
+func DecodeUUID(b []byte) (uuid.UUID, error) {
+	if len(b) != 16 {
+		return uuid.UUID{}, badKey("uuid key must be 16 bytes, got %d", len(b))
+	}
+	return uuid.UUID(b), nil
+}
+
+// AppendULID appends u's 16-byte binary form (48-bit time first, so keys
+// sort by time).
+func AppendULID(dst []byte, u ulid.ULID) []byte { return append(dst, u[:]...) }
+
+// EncodeULID is AppendULID into a new slice.
+func EncodeULID(u ulid.ULID) []byte { return AppendULID(nil, u) }
+
+// DecodeULID decodes a 16-byte ulid key.
+func DecodeULID(b []byte) (ulid.ULID, error) {
+	if len(b) != 16 {
+		return ulid.ULID{}, badKey("ulid key must be 16 bytes, got %d", len(b))
+	}
+	return ulid.ULID(b), nil
 }
