@@ -1,18 +1,20 @@
 package keyenc
 
 import (
+	"bytes"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/oklog/ulid/v2"
 )
 
 // FormatKey renders an encoded key as text (see the package comment). A
-// key that does not decode is shown as hex: with that prefix.
+// key that does not decode is shown as "hex:" and its bytes in hex; every
+// key that Validate accepts round-trips through ParseKey.
 func FormatKey(e Encoding, key []byte) string {
 	if e.Kind == Composite {
 		vals, err := DecodeComposite(e.Parts, key)
@@ -75,9 +77,16 @@ func formatValue(v any) string {
 	return fmt.Sprint(v)
 }
 
+// escapeBytes writes the bytes text form. The backslash is always escaped
+// so that \x in the text is always an escape, and a leading "hex:" has its
+// h escaped so that ParseKey does not read the rest as hex.
 func escapeBytes(b []byte) string {
 	var sb strings.Builder
-	for _, c := range b {
+	for i, c := range b {
+		if i == 0 && bytes.HasPrefix(b, []byte("hex:")) {
+			sb.WriteString(`\x68`)
+			continue
+		}
 		if c >= 0x20 && c < 0x7F && c != '\\' {
 			sb.WriteByte(c)
 		} else {
@@ -87,48 +96,67 @@ func escapeBytes(b []byte) string {
 	return sb.String()
 }
 
-// ParseKey parses the text form of a key of encoding e.
+// ParseKey parses the text form of a key of encoding e (see the package
+// comment for the grammar). For a composite encoding, fewer elements than
+// parts give the key prefix of that tuple prefix. Errors wrap ErrBadKey.
 func ParseKey(e Encoding, text string) ([]byte, error) {
-	if e.Kind == Composite {
-		vals, err := parseTuple(text)
-		if err != nil {
-			return nil, err
-		}
-		if len(vals) > len(e.Parts) {
-			return nil, badKey("%d values for %s", len(vals), e)
-		}
-		var dst []byte
-		for i, v := range vals {
-			b, err := parseScalar(e.Parts[i], v)
-			if err != nil {
+	if err := e.Check(); err != nil {
+		return nil, err
+	}
+	if e.Kind != Composite {
+		return parseScalar(e.Kind, text)
+	}
+	elems, err := parseTuple(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(elems) > len(e.Parts) {
+		return nil, badKey("%d values for %s", len(elems), e)
+	}
+	var dst []byte
+	for i, el := range elems {
+		k := e.Parts[i]
+		var b []byte
+		switch {
+		case el.quoted && k == String:
+			// Quoted text is literal: no hex: or \x processing beyond
+			// the Go unquoting already done.
+			if !utf8.ValidString(el.text) {
+				return nil, badKey("part %d: string is not valid UTF-8", i)
+			}
+			b = []byte(el.text)
+		case el.quoted && k == Bytes:
+			b = []byte(el.text)
+		default:
+			if b, err = parseScalar(k, el.text); err != nil {
 				return nil, err
 			}
-			dst = appendPart(dst, e.Parts[i], b)
 		}
-		return dst, nil
+		if k.Width() > 0 {
+			dst = append(dst, b...)
+		} else {
+			dst = appendEscaped(dst, b)
+		}
 	}
-	return parseScalar(e.Kind, text)
-}
-
-func appendPart(dst []byte, k Kind, b []byte) []byte {
-	if k.Width() > 0 {
-		return append(dst, b...)
-	}
-	return appendEscaped(dst, b)
+	return dst, nil
 }
 
 func parseScalar(k Kind, s string) ([]byte, error) {
-	if h, ok := strings.CutPrefix(s, "hex:"); ok && (k == Bytes || k == String) {
-		b, err := hex.DecodeString(h)
-		if err != nil {
-			return nil, badKey("bad hex %q", h)
-		}
-		return b, nil
-	}
 	switch k {
 	case Bytes:
+		if h, ok := strings.CutPrefix(s, "hex:"); ok {
+			b, err := hex.DecodeString(h)
+			if err != nil {
+				return nil, badKey("bad hex %q", h)
+			}
+			return b, nil
+		}
 		return unescapeText(s)
 	case String:
+		// Taken as it is, so that every valid string key round-trips.
+		if !utf8.ValidString(s) {
+			return nil, badKey("string key is not valid UTF-8")
+		}
 		return []byte(s), nil
 	case Int64:
 		v, err := strconv.ParseInt(strings.TrimSpace(s), 0, 64)
@@ -144,10 +172,10 @@ func parseScalar(k Kind, s string) ([]byte, error) {
 		return EncodeUint64(v), nil
 	case Float64:
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || math.IsNaN(v) {
-			return nil, badKey("%q is not a float64 key", s)
+		if err != nil {
+			return nil, badKey("%q is not a float64", s)
 		}
-		return EncodeFloat64(v)
+		return EncodeFloat64(v) // refuses NaN
 	case UUID:
 		u, err := uuid.Parse(strings.TrimSpace(s))
 		if err != nil {
@@ -184,35 +212,43 @@ func unescapeText(s string) ([]byte, error) {
 	return out, nil
 }
 
-// parseTuple splits "(1, "a,b", 2.5)" into its elements, unquoting quoted
+// tupleElem is one element of a tuple text. quoted elements were Go
+// quoted strings and are already unquoted.
+type tupleElem struct {
+	text   string
+	quoted bool
+}
+
+// parseTuple splits (1, "a,b", 2.5) into its elements, unquoting quoted
 // ones. A bare value without parentheses is a one-element tuple.
-func parseTuple(s string) ([]string, error) {
+func parseTuple(s string) ([]tupleElem, error) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "(") {
-		if !strings.HasSuffix(s, ")") {
+		if len(s) < 2 || !strings.HasSuffix(s, ")") {
 			return nil, badKey("unclosed tuple %q", s)
 		}
 		s = s[1 : len(s)-1]
 	}
-	var out []string
+	var out []tupleElem
 	for s = strings.TrimSpace(s); s != ""; {
-		var elem string
-		if s[0] == '"' {
+		var el tupleElem
+		if s[0] == '"' || s[0] == '`' {
 			q, err := strconv.QuotedPrefix(s)
 			if err != nil {
 				return nil, badKey("bad quoted string in %q", s)
 			}
-			elem, _ = strconv.Unquote(q)
+			el.text, _ = strconv.Unquote(q)
+			el.quoted = true
 			s = strings.TrimSpace(s[len(q):])
 		} else {
 			i := strings.IndexByte(s, ',')
 			if i < 0 {
 				i = len(s)
 			}
-			elem = strings.TrimSpace(s[:i])
+			el.text = strings.TrimSpace(s[:i])
 			s = s[i:]
 		}
-		out = append(out, elem)
+		out = append(out, el)
 		if s == "" {
 			break
 		}
