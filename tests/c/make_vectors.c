@@ -23,11 +23,11 @@ int main(int argc, char **argv) {
     TRY(drydb_builder_new(4096, 0, &b));
     TRY(drydb_builder_set_meta(b, (const uint8_t *)"source", 6, (const uint8_t *)"make_vectors.c", 14));
 
-    /* "ints": int64 keys -500, -498, ..., 498 (500 rows), value "i=<key>";
+    /* "ints": int64 keys -200, -198, ..., 198 (200 rows), value "i=<key>";
      * index "sign" (non-unique, int64): -1, 0 or 1 -> key */
     TRY(drydb_builder_table(b, "ints", DRYDB_KEY_INT64, NULL, 0, DRYDB_COMPRESS_NONE, 0, 0, &t));
     TRY(drydb_builder_index(t, "sign", 0, DRYDB_KEY_INT64, NULL, 0, &ix));
-    for (int64_t k = -500; k < 500; k += 2) {
+    for (int64_t k = -200; k < 200; k += 2) {
         uint8_t key[8], ik[8];
         char v[32];
         int n = snprintf(v, sizeof v, "i=%lld", (long long)k);
@@ -37,9 +37,9 @@ int main(int argc, char **argv) {
         TRY(drydb_builder_index_add(ix, ik, 8, key, 8));
     }
 
-    /* "words": string keys "w000".."w299", zstd, value = key repeated 3 times */
+    /* "words": string keys "w000".."w149", zstd, value = key repeated 3 times */
     TRY(drydb_builder_table(b, "words", DRYDB_KEY_STRING, NULL, 0, DRYDB_COMPRESS_ZSTD, 0, 0, &t));
-    for (int i = 0; i < 300; i++) {
+    for (int i = 0; i < 150; i++) {
         char k[8], v[16];
         snprintf(k, sizeof k, "w%03d", i);
         snprintf(v, sizeof v, "%s%s%s", k, k, k);

@@ -6,129 +6,8 @@
 #include <ctype.h>
 #include <math.h>
 
+#include "minijson.h"
 #include "testutil.h"
-
-/* ---- tiny JSON reader ---- */
-enum { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-typedef struct jv {
-    int type;
-    char *s;      /* J_STR: decoded bytes (NUL-terminated too); J_NUM: text */
-    size_t n;     /* J_STR: length; J_ARR/J_OBJ: number of items */
-    char **keys;  /* J_OBJ */
-    struct jv **items;
-} jv;
-
-static const char *jp;
-
-static void ws(void) { while (isspace((unsigned char)*jp)) jp++; }
-
-static jv *jnew(int t) { jv *v = calloc(1, sizeof *v); v->type = t; return v; }
-
-static void put_utf8(char **o, unsigned c) {
-    char *p = *o;
-    if (c < 0x80) *p++ = (char)c;
-    else if (c < 0x800) { *p++ = (char)(0xC0 | c >> 6); *p++ = (char)(0x80 | (c & 63)); }
-    else { *p++ = (char)(0xE0 | c >> 12); *p++ = (char)(0x80 | (c >> 6 & 63)); *p++ = (char)(0x80 | (c & 63)); }
-    *o = p;
-}
-
-static char *jstring(size_t *len) {
-    CHECK(*jp == '"');
-    jp++;
-    char *out = malloc(strlen(jp) + 1), *o = out;
-    while (*jp != '"') {
-        CHECK(*jp);
-        if (*jp != '\\') { *o++ = *jp++; continue; }
-        jp++;
-        switch (*jp++) {
-        case 'n': *o++ = '\n'; break;
-        case 't': *o++ = '\t'; break;
-        case 'r': *o++ = '\r'; break;
-        case 'b': *o++ = '\b'; break;
-        case 'f': *o++ = '\f'; break;
-        case 'u': {
-            unsigned c;
-            CHECK(sscanf(jp, "%4x", &c) == 1);
-            jp += 4;
-            put_utf8(&o, c); /* no surrogate pairs in the vectors */
-            break;
-        }
-        default: *o++ = jp[-1]; /* \" \\ \/ */
-        }
-    }
-    jp++;
-    *o = 0;
-    *len = (size_t)(o - out);
-    return out;
-}
-
-static jv *jvalue(void) {
-    ws();
-    jv *v;
-    if (*jp == '{' || *jp == '[') {
-        int obj = *jp == '{';
-        v = jnew(obj ? J_OBJ : J_ARR);
-        jp++;
-        ws();
-        while (*jp != (obj ? '}' : ']')) {
-            v->items = realloc(v->items, (v->n + 1) * sizeof *v->items);
-            if (obj) {
-                size_t kl;
-                v->keys = realloc(v->keys, (v->n + 1) * sizeof *v->keys);
-                v->keys[v->n] = jstring(&kl);
-                ws();
-                CHECK(*jp == ':');
-                jp++;
-            }
-            v->items[v->n++] = jvalue();
-            ws();
-            if (*jp == ',') { jp++; ws(); }
-        }
-        jp++;
-    } else if (*jp == '"') {
-        v = jnew(J_STR);
-        v->s = jstring(&v->n);
-    } else if (!strncmp(jp, "null", 4)) { v = jnew(J_NULL); jp += 4; }
-    else if (!strncmp(jp, "true", 4)) { v = jnew(J_BOOL); v->n = 1; jp += 4; }
-    else if (!strncmp(jp, "false", 5)) { v = jnew(J_BOOL); jp += 5; }
-    else {
-        const char *s = jp;
-        while (*jp && strchr("+-0123456789.eE", *jp)) jp++;
-        CHECK(jp > s);
-        v = jnew(J_NUM);
-        v->s = strndup(s, (size_t)(jp - s));
-    }
-    return v;
-}
-
-static void jfree(jv *v) {
-    for (size_t i = 0; i < v->n && (v->type == J_ARR || v->type == J_OBJ); i++) {
-        jfree(v->items[i]);
-        if (v->keys) free(v->keys[i]);
-    }
-    free(v->items);
-    free(v->keys);
-    free(v->s);
-    free(v);
-}
-
-static jv *jget(jv *o, const char *k) {
-    for (size_t i = 0; i < o->n; i++)
-        if (!strcmp(o->keys[i], k)) return o->items[i];
-    return NULL;
-}
-
-/* ---- value conversions ---- */
-static size_t unhex(const char *h, uint8_t *out) {
-    size_t n = 0;
-    for (; h[0] && h[1]; h += 2) {
-        if (*h == '-') { h--; continue; }
-        unsigned b;
-        CHECK(sscanf(h, "%2x", &b) == 1);
-        out[n++] = (uint8_t)b;
-    }
-    return n;
-}
 
 static void uuid_parse(const char *s, uint8_t out[16]) {
     char hex[33];
@@ -191,8 +70,7 @@ int main(void) {
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
     }
-    jp = text;
-    jv *root = jvalue();
+    jv *root = jparse(text);
     int checked = 0;
     uint8_t b[8], u[16], o[16];
 
