@@ -1,0 +1,437 @@
+// Builder.cs - building a database: tables, rows, indexes, metadata.
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+
+namespace DryDB
+{
+    internal sealed class BuilderHandle : SafeHandle
+    {
+        internal BuilderHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        internal IntPtr Raw { get { return handle; } }
+        internal void Set(IntPtr h) { SetHandle(h); }
+        protected override bool ReleaseHandle() { return Native.drydb_builder_free(handle) == Native.OK; }
+    }
+
+    /// <summary>Options of a <see cref="DatabaseBuilder"/>.</summary>
+    public sealed class BuilderOptions
+    {
+        /// <summary>0 = 4096; else a power of two in [512, 65536].</summary>
+        public int PageSize { get; set; }
+        /// <summary>Bytes of RAM for sorting indexes before spilling (0 = 256 MiB).</summary>
+        public long MemoryBudget { get; set; }
+    }
+
+    /// <summary>Options of a table being built.</summary>
+    public sealed class TableOptions
+    {
+        public Compression Compression { get; set; }
+        /// <summary>Compression level (0 = default).</summary>
+        public int Level { get; set; }
+        /// <summary>Train and store a compression dictionary for the table.</summary>
+        public bool Dictionary { get; set; }
+    }
+
+    /// <summary>Builds a database file (or image). Add tables and their rows in
+    /// any order, indexes with their entries, then <see cref="Build"/>. The file
+    /// is written to a temporary name and renamed. A builder builds once and
+    /// belongs to one thread at a time.</summary>
+    public sealed unsafe class DatabaseBuilder : IDisposable
+    {
+        internal readonly BuilderHandle Handle;
+        readonly List<TableBuilder> tables = new List<TableBuilder>();
+        bool built;
+
+        public DatabaseBuilder() : this(null) { }
+
+        public DatabaseBuilder(BuilderOptions options)
+        {
+            int ps = options == null ? 0 : options.PageSize;
+            long mb = options == null ? 0 : options.MemoryBudget;
+            if (ps < 0) throw new ArgumentException("PageSize must be >= 0", "options");
+            if (mb < 0) throw new ArgumentException("MemoryBudget must be >= 0", "options");
+            Native.EnsureLoaded();
+            Handle = new BuilderHandle();
+            IntPtr b;
+            int rc = Native.drydb_builder_new((uint)ps, mb, &b);
+            if (rc != Native.OK)
+            {
+                var e = Native.Error(rc);
+                if (rc == Native.INVALID) throw new ArgumentException(e.Message, "options", e);
+                throw e;
+            }
+            Handle.Set(b);
+        }
+
+        internal IntPtr Enter(ref bool added)
+        {
+            Handle.DangerousAddRef(ref added);
+            return Handle.Raw;
+        }
+        internal void Exit(bool added) { if (added) Handle.DangerousRelease(); }
+
+        public void Dispose() { Handle.Dispose(); }
+
+        /// <summary>Stores a metadata pair (Database.TryGetMeta reads it back).</summary>
+        public void SetMeta(byte[] key, byte[] value)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            if (value == null) throw new ArgumentNullException("value");
+            bool added = false;
+            try
+            {
+                IntPtr b = Enter(ref added);
+                int rc;
+                fixed (byte* k = key) fixed (byte* v = value)
+                    rc = Native.drydb_builder_set_meta(b, k, (UIntPtr)key.Length, v, (UIntPtr)value.Length);
+                Native.Check(rc);
+            }
+            finally { Exit(added); }
+        }
+        public void SetMeta(string key, string value) { SetMeta(Keys.String(key), Keys.String(value)); }
+
+        /// <summary>Adds a table whose keys have the given encoding (not Composite:
+        /// use the overload with parts).</summary>
+        public TableBuilder CreateTable(string name, KeyKind encoding, TableOptions options = null)
+        {
+            if (encoding == KeyKind.Composite) throw new ArgumentException("composite tables need their parts: CreateTable(name, parts, options)", "encoding");
+            return Create(name, encoding, null, options);
+        }
+
+        /// <summary>Adds a table with composite keys made of <paramref name="parts"/>.</summary>
+        public TableBuilder CreateTable(string name, KeyKind[] parts, TableOptions options = null)
+        {
+            CheckParts(parts);
+            return Create(name, KeyKind.Composite, parts, options);
+        }
+
+        internal static void CheckParts(KeyKind[] parts)
+        {
+            if (parts == null) throw new ArgumentNullException("parts");
+            if (parts.Length == 0 || parts.Length > Native.MaxParts) throw new ArgumentException("a composite key has 1 to 16 parts", "parts");
+            foreach (var p in parts)
+                if (p < KeyKind.Bytes || p >= KeyKind.Composite) throw new ArgumentException("bad composite part " + p, "parts");
+        }
+
+        TableBuilder Create(string name, KeyKind kind, KeyKind[] parts, TableOptions o)
+        {
+            if (kind < KeyKind.Bytes || kind > KeyKind.Composite) throw new ArgumentException("bad key kind " + kind, "encoding");
+            var cname = Native.CString(name, "name");
+            if (o != null && (o.Compression < Compression.None || o.Compression > Compression.S2)) throw new ArgumentException("bad compression", "options");
+            byte* pp = stackalloc byte[Native.MaxParts];
+            int np = parts == null ? 0 : parts.Length;
+            for (int i = 0; i < np; i++) pp[i] = (byte)parts[i];
+            bool added = false;
+            try
+            {
+                IntPtr b = Enter(ref added);
+                IntPtr tb;
+                int rc;
+                fixed (byte* n = cname)
+                    rc = Native.drydb_builder_table(b, n, (int)kind, np == 0 ? null : pp, (UIntPtr)np,
+                        o == null ? 0 : (int)o.Compression, o == null ? 0 : o.Level, o != null && o.Dictionary ? 1u : 0u, &tb);
+                Native.Check(rc);
+                var t = new TableBuilder(this, name, kind, tb);
+                tables.Add(t);
+                return t;
+            }
+            finally { Exit(added); }
+        }
+
+        /// <summary>Writes the database to <paramref name="path"/> (temporary name,
+        /// sync, rename). Afterwards the builder is spent: Dispose it.</summary>
+        public void Build(string path)
+        {
+            if (path == null) throw new ArgumentNullException("path");
+            if (path.Length == 0) throw new ArgumentException("empty path", "path");
+            var p = Native.CString(path, "path");
+            bool added = false;
+            try
+            {
+                IntPtr b = Enter(ref added);
+                int rc;
+                fixed (byte* pp = p) rc = Native.drydb_builder_build_file(b, pp);
+                built = true;
+                Native.Check(rc);
+            }
+            finally { Exit(added); }
+        }
+
+        /// <summary>Builds the database image in memory (open it with Database.OpenMemory).</summary>
+        public byte[] BuildToMemory()
+        {
+            bool added = false;
+            try
+            {
+                IntPtr b = Enter(ref added);
+                byte* data; UIntPtr len;
+                int rc = Native.drydb_builder_build_memory(b, &data, &len);
+                built = true;
+                Native.Check(rc);
+                try { return Native.Copy(data, len); }
+                finally { Native.drydb_free((IntPtr)data); }
+            }
+            finally { Exit(added); }
+        }
+
+        public bool IsBuilt { get { return built; } }
+    }
+
+    /// <summary>A table being built. Rows may be appended in any key order.</summary>
+    public sealed unsafe class TableBuilder
+    {
+        readonly DatabaseBuilder owner;
+        readonly IntPtr tb;
+        readonly List<IndexBuilder> computed = new List<IndexBuilder>();
+        long rows;
+
+        public string Name { get; private set; }
+        public KeyKind KeyKind { get; private set; }
+        public DatabaseBuilder Builder { get { return owner; } }
+        /// <summary>Rows appended so far through this object.</summary>
+        public long RowsAppended { get { return rows; } }
+
+        internal TableBuilder(DatabaseBuilder owner, string name, KeyKind kind, IntPtr tb)
+        {
+            this.owner = owner; Name = name; KeyKind = kind; this.tb = tb;
+        }
+
+        void Kind(KeyKind want) { Table.CheckKind(KeyKind, want, "table '" + Name + "'"); }
+
+        /// <summary>Hot path: appends a row given as pointers (key and value are copied).</summary>
+        public void Append(byte* key, int keyLength, byte* value, int valueLength)
+        {
+            if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
+            if (valueLength < 0 || (value == null && valueLength != 0)) throw new ArgumentException("bad value pointer/length", "valueLength");
+            if (computed.Count > 0)
+            {
+                // The index delegates need managed arrays.
+                Append(Copy(key, keyLength), Copy(value, valueLength));
+                return;
+            }
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                Native.Check(Native.drydb_builder_append(tb, key, (UIntPtr)keyLength, value, (UIntPtr)valueLength));
+                rows++;
+            }
+            finally { owner.Exit(added); }
+        }
+
+        static byte[] Copy(byte* p, int n)
+        {
+            var r = new byte[n];
+            if (n > 0) Marshal.Copy((IntPtr)p, r, 0, n);
+            return r;
+        }
+
+        public void Append(byte[] key, byte[] value)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            if (value == null) throw new ArgumentNullException("value");
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                fixed (byte* k = key) fixed (byte* v = value)
+                    Native.Check(Native.drydb_builder_append(tb, k, (UIntPtr)key.Length, v, (UIntPtr)value.Length));
+                rows++;
+                foreach (var ix in computed) ix.AddComputed(key, value);
+            }
+            finally { owner.Exit(added); }
+        }
+        public void Append(long key, byte[] value) { Kind(KeyKind.Int64); Append(Keys.Int64(key), value); }
+        public void Append(ulong key, byte[] value) { Kind(KeyKind.UInt64); Append(Keys.UInt64(key), value); }
+        public void Append(double key, byte[] value) { Kind(KeyKind.Float64); Append(Keys.Float64(key), value); }
+        public void Append(string key, byte[] value) { Kind(KeyKind.String); Append(Keys.String(key), value); }
+        public void Append(Guid key, byte[] value) { Kind(KeyKind.Uuid); Append(Keys.Uuid(key), value); }
+
+        /// <summary>Appends many rows, a batch of up to 1024 rows per crossing.</summary>
+        public void AppendMany(IEnumerable<KeyValuePair<byte[], byte[]>> rows)
+        {
+            if (rows == null) throw new ArgumentNullException("rows");
+            var batch = new List<KeyValuePair<byte[], byte[]>>(1024);
+            foreach (var kv in rows)
+            {
+                if (kv.Key == null || kv.Value == null) throw new ArgumentException("a row with a null key or value", "rows");
+                batch.Add(kv);
+                if (batch.Count == 1024) { Flush(batch); batch.Clear(); }
+            }
+            if (batch.Count > 0) Flush(batch);
+        }
+
+        public void AppendMany(IEnumerable<KeyValuePair<long, byte[]>> rows)
+        {
+            if (rows == null) throw new ArgumentNullException("rows");
+            Kind(KeyKind.Int64);
+            AppendMany(Enc(rows));
+        }
+        static IEnumerable<KeyValuePair<byte[], byte[]>> Enc(IEnumerable<KeyValuePair<long, byte[]>> rows)
+        {
+            foreach (var kv in rows) yield return new KeyValuePair<byte[], byte[]>(Keys.Int64(kv.Key), kv.Value);
+        }
+
+        void Flush(List<KeyValuePair<byte[], byte[]>> batch)
+        {
+            int n = batch.Count, kt = 0, vt = 0;
+            foreach (var kv in batch) { kt += kv.Key.Length; vt += kv.Value.Length; }
+            var ks = new byte[kt]; var vs = new byte[vt];
+            var kl = new UIntPtr[n]; var vl = new UIntPtr[n];
+            int ko = 0, vo = 0;
+            for (int i = 0; i < n; i++)
+            {
+                var kv = batch[i];
+                Buffer.BlockCopy(kv.Key, 0, ks, ko, kv.Key.Length); ko += kv.Key.Length; kl[i] = (UIntPtr)kv.Key.Length;
+                Buffer.BlockCopy(kv.Value, 0, vs, vo, kv.Value.Length); vo += kv.Value.Length; vl[i] = (UIntPtr)kv.Value.Length;
+            }
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                int rc;
+                fixed (byte* k = ks) fixed (byte* v = vs) fixed (UIntPtr* klp = kl) fixed (UIntPtr* vlp = vl)
+                    rc = Native.drydb_builder_append_many(tb, (UIntPtr)n, k, klp, v, vlp);
+                // On failure the rows before the failing one are in (the C ABI does
+                // not say how many): report it; the build should be abandoned.
+                Native.Check(rc);
+                rows += n;
+                if (computed.Count > 0)
+                    for (int i = 0; i < n; i++) foreach (var ix in computed) ix.AddComputed(batch[i].Key, batch[i].Value);
+            }
+            finally { owner.Exit(added); }
+        }
+
+        /// <summary>An index whose entries are given explicitly with IndexBuilder.Add.</summary>
+        public IndexBuilder CreateIndex(string name, KeyKind encoding, bool unique = false)
+        {
+            if (encoding == KeyKind.Composite) throw new ArgumentException("composite index keys need their parts", "encoding");
+            return NewIndex(name, encoding, null, unique, null);
+        }
+        public IndexBuilder CreateIndex(string name, KeyKind[] parts, bool unique = false)
+        {
+            DatabaseBuilder.CheckParts(parts);
+            return NewIndex(name, KeyKind.Composite, parts, unique, null);
+        }
+
+        /// <summary>An index computed in C#: <paramref name="indexKey"/> is called
+        /// with (key, value) of every row appended from now on and returns the
+        /// encoded index key, or null for no entry. Create it before appending rows.</summary>
+        public IndexBuilder CreateIndex(string name, KeyKind encoding, Func<byte[], byte[], byte[]> indexKey, bool unique = false)
+        {
+            if (indexKey == null) throw new ArgumentNullException("indexKey");
+            if (encoding == KeyKind.Composite) throw new ArgumentException("composite index keys need their parts", "encoding");
+            return NewIndex(name, encoding, null, unique, indexKey);
+        }
+        public IndexBuilder CreateIndex(string name, KeyKind[] parts, Func<byte[], byte[], byte[]> indexKey, bool unique = false)
+        {
+            if (indexKey == null) throw new ArgumentNullException("indexKey");
+            DatabaseBuilder.CheckParts(parts);
+            return NewIndex(name, KeyKind.Composite, parts, unique, indexKey);
+        }
+
+        IndexBuilder NewIndex(string name, KeyKind kind, KeyKind[] parts, bool unique, Func<byte[], byte[], byte[]> fn)
+        {
+            if (kind < KeyKind.Bytes || kind > KeyKind.Composite) throw new ArgumentException("bad key kind " + kind, "encoding");
+            if (fn != null && rows > 0) throw new InvalidOperationException("create computed indexes before appending rows to table '" + Name + "'");
+            var cname = Native.CString(name, "name");
+            byte* pp = stackalloc byte[Native.MaxParts];
+            int np = parts == null ? 0 : parts.Length;
+            for (int i = 0; i < np; i++) pp[i] = (byte)parts[i];
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                IntPtr ib; int rc;
+                fixed (byte* n = cname)
+                    rc = Native.drydb_builder_index(tb, n, unique ? 1 : 0, (int)kind, np == 0 ? null : pp, (UIntPtr)np, &ib);
+                Native.Check(rc);
+                var ix = new IndexBuilder(owner, name, kind, ib, fn);
+                if (fn != null) computed.Add(ix);
+                return ix;
+            }
+            finally { owner.Exit(added); }
+        }
+
+        /// <summary>Appends values through a serializer delegate.</summary>
+        public TypedTableBuilder<T> WithSerializer<T>(Func<T, byte[]> serialize) { return new TypedTableBuilder<T>(this, serialize); }
+    }
+
+    /// <summary>A secondary index being built: entries index key -> primary key.</summary>
+    public sealed unsafe class IndexBuilder
+    {
+        readonly DatabaseBuilder owner;
+        readonly IntPtr ib;
+        readonly Func<byte[], byte[], byte[]> fn;
+
+        public string Name { get; private set; }
+        public KeyKind KeyKind { get; private set; }
+
+        internal IndexBuilder(DatabaseBuilder owner, string name, KeyKind kind, IntPtr ib, Func<byte[], byte[], byte[]> fn)
+        {
+            this.owner = owner; Name = name; KeyKind = kind; this.ib = ib; this.fn = fn;
+        }
+
+        internal void AddComputed(byte[] key, byte[] value)
+        {
+            var ik = fn(key, value);
+            if (ik != null) Add(ik, key);
+        }
+
+        /// <summary>Adds an entry: <paramref name="indexKey"/> (encoded) -> the
+        /// primary key of a row of the table.</summary>
+        public void Add(byte[] indexKey, byte[] primaryKey)
+        {
+            if (indexKey == null) throw new ArgumentNullException("indexKey");
+            if (primaryKey == null) throw new ArgumentNullException("primaryKey");
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                fixed (byte* k = indexKey) fixed (byte* p = primaryKey)
+                    Native.Check(Native.drydb_builder_index_add(ib, k, (UIntPtr)indexKey.Length, p, (UIntPtr)primaryKey.Length));
+            }
+            finally { owner.Exit(added); }
+        }
+        public void Add(long indexKey, byte[] primaryKey) { Table.CheckKind(KeyKind, KeyKind.Int64, "index '" + Name + "'"); Add(Keys.Int64(indexKey), primaryKey); }
+        public void Add(string indexKey, byte[] primaryKey) { Table.CheckKind(KeyKind, KeyKind.String, "index '" + Name + "'"); Add(Keys.String(indexKey), primaryKey); }
+
+        /// <summary>Adds many entries (index key, primary key), 1024 per crossing.</summary>
+        public void AddMany(IEnumerable<KeyValuePair<byte[], byte[]>> entries)
+        {
+            if (entries == null) throw new ArgumentNullException("entries");
+            var batch = new List<KeyValuePair<byte[], byte[]>>(1024);
+            foreach (var e in entries)
+            {
+                if (e.Key == null || e.Value == null) throw new ArgumentException("an entry with a null key", "entries");
+                batch.Add(e);
+                if (batch.Count == 1024) { Flush(batch); batch.Clear(); }
+            }
+            if (batch.Count > 0) Flush(batch);
+        }
+
+        void Flush(List<KeyValuePair<byte[], byte[]>> batch)
+        {
+            int n = batch.Count, kt = 0, pt = 0;
+            foreach (var e in batch) { kt += e.Key.Length; pt += e.Value.Length; }
+            var ks = new byte[kt]; var ps = new byte[pt];
+            var kl = new UIntPtr[n]; var pl = new UIntPtr[n];
+            int ko = 0, po = 0;
+            for (int i = 0; i < n; i++)
+            {
+                var e = batch[i];
+                Buffer.BlockCopy(e.Key, 0, ks, ko, e.Key.Length); ko += e.Key.Length; kl[i] = (UIntPtr)e.Key.Length;
+                Buffer.BlockCopy(e.Value, 0, ps, po, e.Value.Length); po += e.Value.Length; pl[i] = (UIntPtr)e.Value.Length;
+            }
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                fixed (byte* k = ks) fixed (byte* p = ps) fixed (UIntPtr* klp = kl) fixed (UIntPtr* plp = pl)
+                    Native.Check(Native.drydb_builder_index_add_many(ib, (UIntPtr)n, k, klp, p, plp));
+            }
+            finally { owner.Exit(added); }
+        }
+    }
+}

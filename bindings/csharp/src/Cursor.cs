@@ -1,0 +1,282 @@
+// Cursor.cs - zero-copy cursor over a table or an index range.
+using System;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace DryDB
+{
+    /// <summary>Owns a drydb_cursor and a reference on its database, so memory
+    /// the cursor exposes stays mapped until the cursor is disposed (or
+    /// finalized), even if the database is disposed first.</summary>
+    internal sealed unsafe class CursorHandle : SafeHandle
+    {
+        internal DatabaseHandle Db;
+        internal IntPtr Batch; // unmanaged arrays for drydb_cursor_next_batch
+
+        internal CursorHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        internal IntPtr Raw { get { return handle; } }
+        internal void Set(IntPtr h) { SetHandle(h); }
+
+        protected override bool ReleaseHandle()
+        {
+            Native.drydb_cursor_close(handle); // DRYDB_OK, or CLOSED if the database went first
+            if (Batch != IntPtr.Zero) { Marshal.FreeHGlobal(Batch); Batch = IntPtr.Zero; }
+            if (Db != null) Db.DangerousRelease();
+            return true;
+        }
+    }
+
+    /// <summary>A cursor over a table (or an index) range. It starts
+    /// unpositioned: <see cref="Next"/> goes to the first entry, <see cref="Prev"/>
+    /// to the last. The current key and value are available without copying
+    /// (<see cref="KeyPointer"/>/<see cref="KeyLength"/>, and
+    /// <c>ReadOnlySpan&lt;byte&gt;</c> on .NET), valid until the cursor moves or
+    /// is disposed. Table cursors read ahead in batches, so a forward walk costs
+    /// about one crossing per 64 rows. A cursor belongs to one thread at a time;
+    /// using it from two threads at once throws InvalidOperationException.</summary>
+    public sealed unsafe class Cursor : IDisposable
+    {
+        const int MaxBatch = 64;
+        const int Unpositioned = 0, OnEntry = 1, AtEnd = 2;
+
+        readonly Database db;
+        readonly CursorHandle h;
+        readonly bool isIndex;
+        int state, busy;
+        byte* key, val;
+        int klen, vlen;
+        // read-ahead (table cursors): entries [0, bn) valid, current = bi; the
+        // native cursor is past the batch.
+        int bn, bi, nextBatch = 8;
+        byte** bk; byte** bv; UIntPtr* bkl; UIntPtr* bvl;
+
+        Cursor(Database db, CursorHandle h, bool isIndex)
+        {
+            this.db = db; this.h = h; this.isIndex = isIndex;
+            if (!isIndex)
+            {
+                byte* m = (byte*)h.Batch;
+                bk = (byte**)m; bv = (byte**)(m + 8 * MaxBatch);
+                bkl = (UIntPtr*)(m + 16 * MaxBatch); bvl = (UIntPtr*)(m + 24 * MaxBatch);
+            }
+        }
+
+        internal static Cursor Create(Database db, bool isIndex, Func<IntPtr> open)
+        {
+            var h = new CursorHandle();
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                if (!isIndex) h.Batch = Marshal.AllocHGlobal(32 * MaxBatch);
+                IntPtr raw = open();
+                h.Db = db.Handle; // the reference taken above now belongs to the cursor
+                h.Set(raw);
+                added = false;
+                return new Cursor(db, h, isIndex);
+            }
+            finally
+            {
+                if (added)
+                {
+                    if (h.Batch != IntPtr.Zero) { Marshal.FreeHGlobal(h.Batch); h.Batch = IntPtr.Zero; }
+                    db.Handle.DangerousRelease();
+                }
+            }
+        }
+
+        public void Dispose() { h.Dispose(); }
+
+        public bool IsDisposed { get { return h.IsClosed; } }
+
+        void Enter()
+        {
+            if (h.IsClosed) throw new ObjectDisposedException("Cursor");
+            if (db.Handle.IsClosed) throw new ObjectDisposedException("Database");
+            if (Interlocked.Exchange(ref busy, 1) != 0)
+                throw new InvalidOperationException("drydb: a cursor was used from two threads at once");
+        }
+        void Exit() { Volatile.Write(ref busy, 0); }
+
+        /// <summary>True when the cursor is on an entry.</summary>
+        public bool IsValid { get { return state == OnEntry; } }
+
+        // ------------------------------------------------------------ moves
+
+        const int OpFirst = 0, OpLast = 1, OpNext = 2, OpPrev = 3, OpSeek = 4, OpSeekExact = 5, OpSeekRow = 6;
+
+        /// <summary>Moves to the next entry (the first one on a fresh cursor);
+        /// false when it runs off the range (the cursor is then at end).</summary>
+        public bool Next()
+        {
+            Enter();
+            try
+            {
+                if (isIndex) return Move(OpNext, null, 0, 0);
+                if (bn > 0)
+                {
+                    if (bi + 1 < bn) { bi++; FromBatch(); return true; }
+                    return Fill(false);
+                }
+                if (state == AtEnd) return false;
+                return Fill(state == OnEntry);
+            }
+            finally { Exit(); }
+        }
+
+        /// <summary>Moves to the previous entry (the last one on a fresh cursor).</summary>
+        public bool Prev()
+        {
+            Enter();
+            try
+            {
+                if (bn > 0)
+                {
+                    if (bi > 0) { bi--; FromBatch(); return true; }
+                    // Put the native cursor back on the batch's first entry, then step back.
+                    var k = Native.Copy(bk[0], bkl[0]);
+                    bn = 0;
+                    fixed (byte* kp = k)
+                        if (!Move(OpSeekExact, kp, k.Length, 0))
+                            throw new DryDBException(Status.Internal, "drydb: cursor lost its position");
+                }
+                return Move(OpPrev, null, 0, 0);
+            }
+            finally { Exit(); }
+        }
+
+        public bool First() { return Op(OpFirst, null, 0); }
+        public bool Last() { return Op(OpLast, null, 0); }
+        /// <summary>Positions on the first key &gt;= <paramref name="key"/> within the bounds.</summary>
+        public bool Seek(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeek, k, key.Length); }
+        /// <summary>Positions on <paramref name="key"/> exactly (index cursors: the first entry with that index key).</summary>
+        public bool SeekExact(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeekExact, k, key.Length); }
+        public bool Seek(long key) { return Seek(Keys.Int64(key)); }
+        public bool SeekExact(long key) { return SeekExact(Keys.Int64(key)); }
+        /// <summary>Positions on row n of the table (whole-table numbering); false if outside the bounds.</summary>
+        public bool SeekRow(long n)
+        {
+            if (n < 0) throw new ArgumentOutOfRangeException("n");
+            Enter();
+            try { bn = 0; return Move(OpSeekRow, null, 0, (ulong)n); }
+            finally { Exit(); }
+        }
+
+        bool Op(int op, byte* k, int kl)
+        {
+            Enter();
+            try { bn = 0; return Move(op, k, kl, 0); }
+            finally { Exit(); }
+        }
+
+        bool Move(int op, byte* k, int kl, ulong n)
+        {
+            IntPtr c = h.Raw;
+            int rc;
+            switch (op)
+            {
+                case OpFirst: rc = Native.drydb_cursor_first(c); break;
+                case OpLast: rc = Native.drydb_cursor_last(c); break;
+                case OpNext: rc = Native.drydb_cursor_next(c); break;
+                case OpPrev: rc = Native.drydb_cursor_prev(c); break;
+                case OpSeek: rc = Native.drydb_cursor_seek(c, k, (UIntPtr)kl); break;
+                case OpSeekExact: rc = Native.drydb_cursor_seek_exact(c, k, (UIntPtr)kl); break;
+                default: rc = Native.drydb_cursor_seek_row(c, n); break;
+            }
+            if (rc == Native.NOTFOUND) { state = AtEnd; Clear(); return false; }
+            if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
+            byte* kp, vp; UIntPtr kln, vln;
+            rc = Native.drydb_cursor_get(c, &kp, &kln, &vp, &vln);
+            if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
+            key = kp; klen = (int)(ulong)kln; val = vp; vlen = (int)(ulong)vln;
+            state = OnEntry;
+            return true;
+        }
+
+        // Reads a batch from the native position; skipFirst when the native
+        // cursor is on the current entry (already seen).
+        bool Fill(bool skipFirst)
+        {
+            int max = nextBatch;
+            if (nextBatch < MaxBatch) nextBatch *= 2;
+            UIntPtr n;
+            int rc = Native.drydb_cursor_next_batch(h.Raw, 0, (UIntPtr)max, bk, bkl, bv, bvl, &n);
+            bn = 0;
+            if (rc == Native.NOTFOUND) { state = AtEnd; Clear(); return false; }
+            if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
+            int c = (int)(ulong)n;
+            int start = skipFirst ? 1 : 0;
+            if (c <= start) { state = AtEnd; Clear(); return false; }
+            bn = c; bi = start;
+            FromBatch();
+            state = OnEntry;
+            return true;
+        }
+
+        void FromBatch()
+        {
+            key = bk[bi]; klen = (int)(ulong)bkl[bi];
+            val = bv[bi]; vlen = (int)(ulong)bvl[bi];
+        }
+
+        void Clear() { key = val = null; klen = vlen = 0; }
+
+        // ------------------------------------------------------------ current entry
+
+        void On()
+        {
+            if (h.IsClosed) throw new ObjectDisposedException("Cursor");
+            if (db.Handle.IsClosed) throw new ObjectDisposedException("Database");
+            if (state != OnEntry) throw new InvalidOperationException("the cursor is not on an entry");
+        }
+
+        /// <summary>Pointer to the current key (index cursors: the index key);
+        /// valid until the cursor moves or is disposed. Do not write through it.</summary>
+        public byte* KeyPointer { get { On(); return key; } }
+        public int KeyLength { get { On(); return klen; } }
+        /// <summary>Pointer to the current value; valid until the cursor moves or is disposed.</summary>
+        public byte* ValuePointer { get { On(); return val; } }
+        public int ValueLength { get { On(); return vlen; } }
+
+        /// <summary>Copy of the current key.</summary>
+        public byte[] Key { get { On(); return Copy(key, klen); } }
+        /// <summary>Copy of the current value.</summary>
+        public byte[] Value { get { On(); return Copy(val, vlen); } }
+
+        /// <summary>Index cursors: copy of the current entry's primary key.</summary>
+        public byte[] PrimaryKey
+        {
+            get
+            {
+                if (!isIndex) throw new InvalidOperationException("PrimaryKey is for index cursors; use Key");
+                Enter();
+                try
+                {
+                    if (state != OnEntry) throw new InvalidOperationException("the cursor is not on an entry");
+                    byte* p; UIntPtr pl;
+                    Native.Check(Native.drydb_cursor_primary_key(h.Raw, &p, &pl));
+                    return Native.Copy(p, pl);
+                }
+                finally { Exit(); }
+            }
+        }
+
+        /// <summary>The current key decoded as int64.</summary>
+        public long KeyInt64 { get { On(); if (klen != 8) throw new InvalidOperationException("key is not 8 bytes"); return Keys.ReadInt64(key); } }
+
+        static byte[] Copy(byte* p, int n)
+        {
+            var r = new byte[n];
+            if (n > 0) Marshal.Copy((IntPtr)p, r, 0, n);
+            return r;
+        }
+
+#if NETCOREAPP || NETSTANDARD2_1
+        /// <summary>The current key without copying; valid until the cursor moves.</summary>
+        public ReadOnlySpan<byte> KeySpan { get { On(); return new ReadOnlySpan<byte>(key, klen); } }
+        /// <summary>The current value without copying; valid until the cursor moves.</summary>
+        public ReadOnlySpan<byte> ValueSpan { get { On(); return new ReadOnlySpan<byte>(val, vlen); } }
+#endif
+    }
+}

@@ -1,0 +1,271 @@
+// Database.cs - an open database (SafeHandle over drydb_db*).
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+using System.Threading;
+
+namespace DryDB
+{
+    /// <summary>Owns a drydb_db handle. Every call that reads memory the library
+    /// returns holds a reference (DangerousAddRef) for the duration of the call and
+    /// of the copy, so a concurrent Dispose never unmaps memory being read: the
+    /// native close runs when the last reference is released. Open cursors hold
+    /// a reference too.</summary>
+    internal sealed class DatabaseHandle : SafeHandle
+    {
+        internal IntPtr Memory; // image copy for Database.OpenMemory, freed after close
+
+        internal DatabaseHandle() : base(IntPtr.Zero, true) { }
+        public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
+        internal IntPtr Raw { get { return handle; } }
+        internal void Set(IntPtr h) { SetHandle(h); }
+
+        protected override bool ReleaseHandle()
+        {
+            int rc = Native.drydb_close(handle);
+            if (Memory != IntPtr.Zero) { Marshal.FreeHGlobal(Memory); Memory = IntPtr.Zero; }
+            return rc == Native.OK;
+        }
+    }
+
+    /// <summary>A read-only drydb database, memory-mapped. Thread-safe: tables,
+    /// indexes and the database may be used from any number of threads.
+    /// Dispose closes it; later calls throw <see cref="ObjectDisposedException"/>.</summary>
+    public sealed unsafe class Database : IDisposable
+    {
+        internal readonly DatabaseHandle Handle;
+        readonly Dictionary<string, Table> tables = new Dictionary<string, Table>();
+        string[] names;
+
+        Database(DatabaseHandle h) { Handle = h; }
+
+        public static Database Open(string path) { return Open(path, null); }
+
+        public static Database Open(string path, DatabaseOptions options)
+        {
+            if (path == null) throw new ArgumentNullException("path");
+            if (path.Length == 0) throw new ArgumentException("empty path", "path");
+            long cache = options == null ? 0 : options.CacheBytes;
+            if (cache < 0) throw new ArgumentException("CacheBytes must be >= 0", "options");
+            Native.EnsureLoaded();
+            var p = Native.CString(path, "path");
+            var h = new DatabaseHandle();
+            IntPtr db = IntPtr.Zero;
+            int rc;
+            // Allocate the SafeHandle first, then set it with no allocation in between.
+            fixed (byte* pp = p) rc = Native.drydb_open(pp, Flags(options), cache, &db);
+            if (rc != Native.OK) throw Native.Error(rc);
+            h.Set(db);
+            return new Database(h);
+        }
+
+        /// <summary>Opens a database image held in memory (e.g. from
+        /// <see cref="DatabaseBuilder.BuildToMemory"/>). The image is copied to
+        /// unmanaged memory that lives until the database is closed.</summary>
+        public static Database OpenMemory(byte[] image, DatabaseOptions options = null)
+        {
+            if (image == null) throw new ArgumentNullException("image");
+            long cache = options == null ? 0 : options.CacheBytes;
+            if (cache < 0) throw new ArgumentException("CacheBytes must be >= 0", "options");
+            Native.EnsureLoaded();
+            var h = new DatabaseHandle();
+            IntPtr mem = Marshal.AllocHGlobal(Math.Max(1, image.Length));
+            Marshal.Copy(image, 0, mem, image.Length);
+            IntPtr db = IntPtr.Zero;
+            int rc = Native.drydb_open_memory(mem, (UIntPtr)image.Length, Flags(options), cache, &db);
+            if (rc != Native.OK)
+            {
+                var e = Native.Error(rc);
+                Marshal.FreeHGlobal(mem);
+                throw e;
+            }
+            h.Memory = mem;
+            h.Set(db);
+            return new Database(h);
+        }
+
+        static uint Flags(DatabaseOptions o) { return o != null && o.Verify ? 1u : 0u; }
+
+        public bool IsDisposed { get { return Handle.IsClosed; } }
+
+        public void Dispose() { Handle.Dispose(); }
+
+        internal IntPtr AddRef(ref bool added)
+        {
+            Handle.DangerousAddRef(ref added); // ObjectDisposedException once disposed
+            return Handle.Raw;
+        }
+
+        /// <summary>Names of the tables, in file order.</summary>
+        public IReadOnlyList<string> Tables
+        {
+            get
+            {
+                var n = names;
+                if (n != null) { ThrowIfDisposed(); return n; }
+                bool added = false;
+                try
+                {
+                    IntPtr db = AddRef(ref added);
+                    UIntPtr count;
+                    Native.Check(Native.drydb_table_count(db, &count));
+                    var r = new string[(int)(ulong)count];
+                    for (int i = 0; i < r.Length; i++)
+                    {
+                        byte* name;
+                        Native.Check(Native.drydb_table_name(db, (UIntPtr)i, &name));
+                        r[i] = Native.FromCString((IntPtr)name);
+                    }
+                    names = r;
+                    return r;
+                }
+                finally { if (added) Handle.DangerousRelease(); }
+            }
+        }
+
+        /// <summary>The table called <paramref name="name"/>; DryDBException
+        /// (Status.NoTable) if there is none. The same object every time.</summary>
+        public Table GetTable(string name)
+        {
+            if (name == null) throw new ArgumentNullException("name");
+            lock (tables)
+            {
+                Table t;
+                if (tables.TryGetValue(name, out t)) { ThrowIfDisposed(); return t; }
+            }
+            var cname = Native.CString(name, "name");
+            bool added = false;
+            try
+            {
+                IntPtr db = AddRef(ref added);
+                IntPtr th;
+                fixed (byte* p = cname) Native.Check(Native.drydb_table_open(db, p, &th));
+                NativeTableInfo ni;
+                Native.Check(Native.drydb_table_info(th, &ni));
+                var t = new Table(this, name, th, ni);
+                lock (tables)
+                {
+                    Table old;
+                    if (tables.TryGetValue(name, out old)) return old;
+                    tables[name] = t;
+                }
+                return t;
+            }
+            finally { if (added) Handle.DangerousRelease(); }
+        }
+
+        /// <summary>Whether a table of that name exists.</summary>
+        public bool HasTable(string name)
+        {
+            if (name == null) throw new ArgumentNullException("name");
+            return Array.IndexOf((string[])Tables, name) >= 0;
+        }
+
+        public DatabaseInfo Info
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    IntPtr db = AddRef(ref added);
+                    NativeDbInfo ni;
+                    Native.Check(Native.drydb_info(db, &ni));
+                    var id = new byte[16];
+                    for (int i = 0; i < 16; i++) id[i] = ni.build_id[i];
+                    return new DatabaseInfo
+                    {
+                        FormatVersion = (int)ni.format_version,
+                        PageSize = (int)ni.page_size,
+                        FileSize = ni.file_size,
+                        CreatedUtc = new DateTime(1970, 1, 1, 0, 0, 0, DateTimeKind.Utc).AddTicks(ni.created_unix_ns / 100),
+                        BuildId = id,
+                        TableCount = (long)ni.table_count,
+                    };
+                }
+                finally { if (added) Handle.DangerousRelease(); }
+            }
+        }
+
+        public CacheStats CacheStats
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    IntPtr db = AddRef(ref added);
+                    NativeCacheStats s;
+                    Native.Check(Native.drydb_cache_stats(db, &s));
+                    return new CacheStats { Hits = (long)s.hits, Misses = (long)s.misses, Evictions = (long)s.evictions, Bytes = (long)s.bytes };
+                }
+                finally { if (added) Handle.DangerousRelease(); }
+            }
+        }
+
+        /// <summary>Checks every page checksum and structure; throws
+        /// DryDBException (Status.Corrupt) if one fails.</summary>
+        public void Verify()
+        {
+            bool added = false;
+            try { Native.Check(Native.drydb_verify(AddRef(ref added))); }
+            finally { if (added) Handle.DangerousRelease(); }
+        }
+
+        /// <summary>User metadata stored with DatabaseBuilder.SetMeta; false if absent.</summary>
+        public bool TryGetMeta(byte[] key, out byte[] value)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            bool added = false;
+            try
+            {
+                IntPtr db = AddRef(ref added);
+                byte* v; UIntPtr vl;
+                int rc;
+                fixed (byte* k = key) rc = Native.drydb_meta_get(db, k, (UIntPtr)key.Length, &v, &vl);
+                if (rc == Native.OK) { value = Native.Copy(v, vl); return true; }
+                value = null;
+                if (rc == Native.NOTFOUND) return false;
+                throw Native.Error(rc);
+            }
+            finally { if (added) Handle.DangerousRelease(); }
+        }
+
+        public string GetMeta(string key)
+        {
+            byte[] v;
+            return TryGetMeta(Keys.String(key), out v) ? System.Text.Encoding.UTF8.GetString(v) : null;
+        }
+
+        internal void ThrowIfDisposed()
+        {
+            if (Handle.IsClosed) throw new ObjectDisposedException("Database");
+        }
+
+        // ------------------------------------------------------------ library-wide
+
+        /// <summary>Version of the loaded libdrydb ("MAJOR.MINOR.PATCH").</summary>
+        public static string LibraryVersion
+        {
+            get { return Native.FromCString(Native.drydb_version_string()); }
+        }
+
+        /// <summary>Soft limit on the Go heap of the library (bytes); returns the
+        /// previous limit. A negative value only reads it.</summary>
+        public static long SetMemoryLimit(long bytes)
+        {
+            long old;
+            Native.Check(Native.drydb_set_memory_limit(bytes, &old));
+            return old;
+        }
+
+        /// <summary>GC target percentage of the library's Go runtime; returns the
+        /// previous one. Negative disables the collector.</summary>
+        public static int SetGCPercent(int percent)
+        {
+            int old;
+            Native.Check(Native.drydb_set_gc_percent(percent, &old));
+            return old;
+        }
+    }
+}

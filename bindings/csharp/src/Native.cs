@@ -1,0 +1,252 @@
+// Native.cs - P/Invoke declarations of include/drydb.h (the contract).
+//
+// Every signature is blittable: handles are IntPtr (opaque values, never
+// dereferenced), byte strings are byte* + UIntPtr (size_t), out-pointers are
+// raw pointers. No marshaling happens on a call; conveniences live in the
+// public classes.
+using System;
+using System.Runtime.InteropServices;
+using System.Security;
+
+namespace DryDB
+{
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe struct NativeDbInfo
+    {
+        public uint format_version;
+        public uint page_size;
+        public long file_size;
+        public long created_unix_ns;
+        public fixed byte build_id[16];
+        public ulong table_count;
+        public fixed ulong reserved[4];
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe struct NativeTableInfo
+    {
+        public int key_kind;
+        public uint nparts;
+        public fixed byte parts[16];
+        public ulong rows;
+        public uint index_count;
+        public int compression;
+        public int level;
+        public uint flags;
+        public fixed ulong reserved[4];
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe struct NativeIndexInfo
+    {
+        public int key_kind;
+        public uint nparts;
+        public fixed byte parts[16];
+        public ulong entries;
+        public uint unique;
+        public uint reserved0;
+        public fixed ulong reserved[4];
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    internal unsafe struct NativeCacheStats
+    {
+        public ulong hits;
+        public ulong misses;
+        public ulong evictions;
+        public ulong bytes;
+        public fixed ulong reserved[4];
+    }
+
+    [SuppressUnmanagedCodeSecurity]
+    internal static unsafe class Native
+    {
+        // Mono maps "drydb" with DryDB.dll.config; .NET probes libdrydb.so
+        // (runtimes/<rid>/native/ in a NuGet package).
+        internal const string Lib = "drydb";
+        internal const int MajorVersion = 0;
+
+        internal const int OK = 0, NOTFOUND = 1, INVALID = 2, CLOSED = 3, BADHANDLE = 4;
+        internal const int UNBOUNDED = 0, INCLUSIVE = 1, EXCLUSIVE = 2;
+        internal const int MaxParts = 16;
+
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern void drydb_version(int* major, int* minor, int* patch);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern IntPtr drydb_version_string();
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern IntPtr drydb_strerror(int code);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern IntPtr drydb_errmsg();
+
+        // database
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_open(byte* path, uint flags, long cache_bytes, IntPtr* db);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_open_memory(IntPtr data, UIntPtr len, uint flags, long cache_bytes, IntPtr* db);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_close(IntPtr db);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_verify(IntPtr db);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_info(IntPtr db, NativeDbInfo* info);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_meta_get(IntPtr db, byte* key, UIntPtr klen, byte** val, UIntPtr* vlen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_count(IntPtr db, UIntPtr* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_name(IntPtr db, UIntPtr i, byte** name);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cache_stats(IntPtr db, NativeCacheStats* stats);
+
+        // tables
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_open(IntPtr db, byte* name, IntPtr* tbl);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_info(IntPtr tbl, NativeTableInfo* info);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_get(IntPtr tbl, byte* key, UIntPtr klen, byte** val, UIntPtr* vlen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_get_many(IntPtr tbl, UIntPtr n, byte* keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, byte* found);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_count(IntPtr tbl, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, ulong* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_rank(IntPtr tbl, byte* key, UIntPtr klen, ulong* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_at(IntPtr tbl, ulong n, byte** key, UIntPtr* klen, byte** val, UIntPtr* vlen);
+
+        // cursors
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_open(IntPtr tbl, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, IntPtr* cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_open_prefix(IntPtr tbl, byte* p, UIntPtr plen, IntPtr* cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_first(IntPtr cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_last(IntPtr cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_next(IntPtr cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_prev(IntPtr cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_seek(IntPtr cur, byte* k, UIntPtr klen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_seek_exact(IntPtr cur, byte* k, UIntPtr klen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_seek_row(IntPtr cur, ulong n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_get(IntPtr cur, byte** key, UIntPtr* klen, byte** val, UIntPtr* vlen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_primary_key(IntPtr cur, byte** pk, UIntPtr* pklen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_next_batch(IntPtr cur, int reverse, UIntPtr max, byte** keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, UIntPtr* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_cursor_close(IntPtr cur);
+
+        // indexes
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_open(IntPtr tbl, byte* name, IntPtr* ix);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_info(IntPtr ix, NativeIndexInfo* info);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_get(IntPtr ix, byte* ikey, UIntPtr iklen, byte** pk, UIntPtr* pklen, byte** val, UIntPtr* vlen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_count(IntPtr ix, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, ulong* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_cursor_open(IntPtr ix, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, IntPtr* cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_cursor_open_prefix(IntPtr ix, byte* p, UIntPtr plen, IntPtr* cur);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_index_cursor_next_batch(IntPtr cur, int reverse, UIntPtr max, byte** ikeys, UIntPtr* iklens, byte** pks, UIntPtr* pklens, byte** vals, UIntPtr* vlens, UIntPtr* n);
+
+        // builder
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_new(uint page_size, long memory_budget, IntPtr* b);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_set_meta(IntPtr b, byte* key, UIntPtr klen, byte* val, UIntPtr vlen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_table(IntPtr b, byte* name, int key_kind, byte* parts, UIntPtr nparts, int compression, int level, uint flags, IntPtr* tb);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_index(IntPtr tb, byte* name, int unique, int key_kind, byte* parts, UIntPtr nparts, IntPtr* ib);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_append(IntPtr tb, byte* key, UIntPtr klen, byte* val, UIntPtr vlen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_append_many(IntPtr tb, UIntPtr n, byte* keys, UIntPtr* klens, byte* vals, UIntPtr* vlens);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_index_add(IntPtr ib, byte* ikey, UIntPtr iklen, byte* pk, UIntPtr pklen);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_index_add_many(IntPtr ib, UIntPtr n, byte* ikeys, UIntPtr* iklens, byte* pks, UIntPtr* pklens);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_build_file(IntPtr b, byte* path);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_build_memory(IntPtr b, byte** data, UIntPtr* len);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_free(IntPtr b);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern void drydb_free(IntPtr p);
+
+        // knobs
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_set_memory_limit(long bytes, long* old);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_set_gc_percent(int percent, int* old);
+
+        // ------------------------------------------------------------ helpers
+
+        static volatile bool checkedVersion;
+
+        // Refuses a library of another major version (once per process).
+        internal static void EnsureLoaded()
+        {
+            if (checkedVersion) return;
+            int major, minor, patch;
+            drydb_version(&major, &minor, &patch);
+            if (major != MajorVersion)
+                throw new DryDBException(Status.Invalid,
+                    string.Format("drydb: library version {0}.{1}.{2} is not supported by this binding (major {3})", major, minor, patch, MajorVersion));
+            checkedVersion = true;
+        }
+
+        // NUL-terminated UTF-8 for const char* arguments.
+        internal static byte[] CString(string s, string paramName)
+        {
+            if (s == null) throw new ArgumentNullException(paramName);
+            if (s.IndexOf('\0') >= 0) throw new ArgumentException("string contains a NUL character", paramName);
+            int n = System.Text.Encoding.UTF8.GetByteCount(s);
+            var b = new byte[n + 1];
+            System.Text.Encoding.UTF8.GetBytes(s, 0, s.Length, b, 0);
+            return b;
+        }
+
+        internal static string FromCString(IntPtr p)
+        {
+            if (p == IntPtr.Zero) return "";
+            byte* b = (byte*)p;
+            int n = 0;
+            while (b[n] != 0) n++;
+            return System.Text.Encoding.UTF8.GetString(b, n);
+        }
+
+        internal static byte[] Copy(byte* p, UIntPtr len)
+        {
+            int n = checked((int)(ulong)len);
+            var r = new byte[n];
+            if (n > 0) Marshal.Copy((IntPtr)p, r, 0, n);
+            return r;
+        }
+
+        internal static Exception Error(int code)
+        {
+            // drydb_errmsg is per OS thread; a P/Invoke runs on the caller's thread.
+            string detail = FromCString(drydb_errmsg());
+            if (code == CLOSED)
+                return new ObjectDisposedException("DryDB", string.IsNullOrEmpty(detail) ? "drydb: handle closed" : detail);
+            return new DryDBException((Status)code, detail);
+        }
+
+        internal static void Check(int rc)
+        {
+            if (rc != OK) throw Error(rc);
+        }
+    }
+}

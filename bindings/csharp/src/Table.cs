@@ -1,0 +1,554 @@
+// Table.cs - a table of an open database: point reads, batches, counts,
+// ranks, n-th row, ranges, prefixes, cursors and indexes.
+using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
+using System.Threading.Tasks;
+
+namespace DryDB
+{
+    /// <summary>A table of an open <see cref="Database"/>. Thread-safe; lives
+    /// until the database is disposed (no Dispose of its own). Values returned
+    /// as byte[] are copies owned by the caller.</summary>
+    public sealed unsafe partial class Table
+    {
+        readonly Database db;
+        readonly IntPtr th;
+        readonly Dictionary<string, Index> indexes = new Dictionary<string, Index>();
+
+        public string Name { get; private set; }
+        /// <summary>The encoding of the table's keys; typed overloads require the matching kind.</summary>
+        public KeyKind KeyKind { get; private set; }
+        public IReadOnlyList<KeyKind> Parts { get; private set; }
+        public Database Database { get { return db; } }
+
+        internal Table(Database db, string name, IntPtr th, NativeTableInfo ni)
+        {
+            this.db = db; this.th = th; Name = name;
+            KeyKind = (KeyKind)ni.key_kind;
+            Parts = PartsOf(ni.parts, ni.nparts);
+        }
+
+        internal static KeyKind[] PartsOf(byte* parts, uint n)
+        {
+            var r = new KeyKind[Math.Min(n, (uint)Native.MaxParts)];
+            for (int i = 0; i < r.Length; i++) r[i] = (KeyKind)parts[i];
+            return r;
+        }
+
+        public TableInfo Info
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    db.AddRef(ref added);
+                    NativeTableInfo ni;
+                    Native.Check(Native.drydb_table_info(th, &ni));
+                    return new TableInfo
+                    {
+                        KeyKind = (KeyKind)ni.key_kind, Parts = PartsOf(ni.parts, ni.nparts), Rows = (long)ni.rows,
+                        IndexCount = (int)ni.index_count, Compression = (Compression)ni.compression,
+                        Level = ni.level, Dictionary = (ni.flags & 1) != 0,
+                    };
+                }
+                finally { if (added) db.Handle.DangerousRelease(); }
+            }
+        }
+
+        public override string ToString() { return "Table(" + Name + ", " + KeyKind + ")"; }
+
+        // ------------------------------------------------------------ key checks
+
+        internal static void CheckKind(KeyKind have, KeyKind want, string what)
+        {
+            if (have != want)
+                throw new ArgumentException(string.Format("{0} has {1} keys; a {2} key does not fit it (use the byte[] overload with an encoded key)", what, have, want));
+        }
+        void Kind(KeyKind want) { CheckKind(KeyKind, want, "table '" + Name + "'"); }
+
+        static void CheckKey(byte[] key, string name)
+        {
+            if (key == null) throw new ArgumentNullException(name);
+        }
+
+        // ------------------------------------------------------------ point reads
+
+        /// <summary>Hot path: key as pointer + length. The value is copied.</summary>
+        public bool TryGet(byte* key, int keyLength, out byte[] value)
+        {
+            if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                byte* v; UIntPtr vl;
+                int rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
+                if (rc == Native.OK) { value = Native.Copy(v, vl); return true; }
+                value = null;
+                if (rc == Native.NOTFOUND) return false;
+                throw Native.Error(rc);
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        /// <summary>Hot path without allocation: copies the value into
+        /// <paramref name="dest"/> if it fits. Returns the value's length, -1 if the
+        /// key is absent; a result larger than dest.Length means nothing was copied.</summary>
+        public int TryGet(byte* key, int keyLength, byte[] dest)
+        {
+            if (dest == null) throw new ArgumentNullException("dest");
+            if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                byte* v; UIntPtr vl;
+                int rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
+                if (rc == Native.NOTFOUND) return -1;
+                if (rc != Native.OK) throw Native.Error(rc);
+                int n = (int)(ulong)vl;
+                if (n <= dest.Length && n > 0) Marshal.Copy((IntPtr)v, dest, 0, n);
+                return n;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        public bool TryGet(byte[] key, out byte[] value)
+        {
+            CheckKey(key, "key");
+            fixed (byte* k = key) return TryGet(k, key.Length, out value);
+        }
+        public bool TryGet(long key, out byte[] value)
+        {
+            Kind(KeyKind.Int64);
+            byte* k = stackalloc byte[8]; Keys.PutInt64(key, k);
+            return TryGet(k, 8, out value);
+        }
+        public bool TryGet(ulong key, out byte[] value)
+        {
+            Kind(KeyKind.UInt64);
+            byte* k = stackalloc byte[8]; Keys.PutUInt64(key, k);
+            return TryGet(k, 8, out value);
+        }
+        public bool TryGet(double key, out byte[] value)
+        {
+            Kind(KeyKind.Float64);
+            byte* k = stackalloc byte[8]; Keys.PutFloat64(key, k);
+            return TryGet(k, 8, out value);
+        }
+        public bool TryGet(string key, out byte[] value)
+        {
+            Kind(KeyKind.String);
+            return TryGet(Keys.String(key), out value);
+        }
+        /// <summary>UUID tables: the Guid is converted to RFC 4122 byte order.</summary>
+        public bool TryGet(Guid key, out byte[] value)
+        {
+            Kind(KeyKind.Uuid);
+            return TryGet(Keys.Uuid(key), out value);
+        }
+
+        /// <summary>The value of the key, or null if absent.</summary>
+        public byte[] Get(byte[] key) { byte[] v; return TryGet(key, out v) ? v : null; }
+        public byte[] Get(long key) { byte[] v; return TryGet(key, out v) ? v : null; }
+        public byte[] Get(ulong key) { byte[] v; return TryGet(key, out v) ? v : null; }
+        public byte[] Get(double key) { byte[] v; return TryGet(key, out v) ? v : null; }
+        public byte[] Get(string key) { byte[] v; return TryGet(key, out v) ? v : null; }
+        public byte[] Get(Guid key) { byte[] v; return TryGet(key, out v) ? v : null; }
+
+        public bool ContainsKey(byte[] key) { byte[] v; return TryGet(key, out v); }
+
+        // ------------------------------------------------------------ batches
+
+        const int ManyChunk = 256;
+
+        /// <summary>Hot path: n keys concatenated in <paramref name="keys"/> with
+        /// their lengths; values[i] = copy of the value or null if absent. Returns
+        /// the number found.</summary>
+        public int GetMany(int n, byte* keys, UIntPtr* keyLengths, byte[][] values)
+        {
+            if (n < 0) throw new ArgumentException("n < 0", "n");
+            if (values == null) throw new ArgumentNullException("values");
+            if (values.Length < n) throw new ArgumentException("values is shorter than n", "values");
+            if (n == 0) return 0;
+            if (keys == null || keyLengths == null) throw new ArgumentNullException("keys");
+            int found = 0;
+            byte** vals = stackalloc byte*[ManyChunk];
+            UIntPtr* vlens = stackalloc UIntPtr[ManyChunk];
+            byte* fnd = stackalloc byte[ManyChunk];
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                int done = 0;
+                byte* kp = keys;
+                while (done < n)
+                {
+                    int c = Math.Min(ManyChunk, n - done);
+                    int rc = Native.drydb_get_many(th, (UIntPtr)c, kp, keyLengths + done, vals, vlens, fnd);
+                    if (rc != Native.OK) throw Native.Error(rc);
+                    for (int i = 0; i < c; i++)
+                    {
+                        kp += (long)(ulong)keyLengths[done + i];
+                        if (fnd[i] != 0) { values[done + i] = Native.Copy(vals[i], vlens[i]); found++; }
+                        else values[done + i] = null;
+                    }
+                    done += c;
+                }
+                return found;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        /// <summary>Values of many keys in one crossing per 256 keys; null where absent.</summary>
+        public byte[][] GetMany(IList<byte[]> keys)
+        {
+            if (keys == null) throw new ArgumentNullException("keys");
+            int n = keys.Count, total = 0;
+            for (int i = 0; i < n; i++)
+            {
+                if (keys[i] == null) throw new ArgumentException("keys[" + i + "] is null", "keys");
+                total += keys[i].Length;
+            }
+            var flat = new byte[total];
+            var lens = new UIntPtr[n];
+            int off = 0;
+            for (int i = 0; i < n; i++)
+            {
+                Buffer.BlockCopy(keys[i], 0, flat, off, keys[i].Length);
+                off += keys[i].Length;
+                lens[i] = (UIntPtr)keys[i].Length;
+            }
+            var r = new byte[n][];
+            fixed (byte* f = flat) fixed (UIntPtr* l = lens) GetMany(n, f, l, r);
+            return r;
+        }
+
+        public byte[][] GetMany(IList<long> keys)
+        {
+            if (keys == null) throw new ArgumentNullException("keys");
+            Kind(KeyKind.Int64);
+            return GetManyFixed(keys.Count, i => keys[i], 0);
+        }
+        public byte[][] GetMany(IList<ulong> keys)
+        {
+            if (keys == null) throw new ArgumentNullException("keys");
+            Kind(KeyKind.UInt64);
+            return GetManyFixed(keys.Count, i => (long)keys[i], 1);
+        }
+        public byte[][] GetMany(IList<string> keys)
+        {
+            if (keys == null) throw new ArgumentNullException("keys");
+            Kind(KeyKind.String);
+            var enc = new byte[keys.Count][];
+            for (int i = 0; i < enc.Length; i++) enc[i] = Keys.String(keys[i]);
+            return GetMany(enc);
+        }
+
+        byte[][] GetManyFixed(int n, Func<int, long> get, int mode)
+        {
+            var flat = new byte[n * 8];
+            var lens = new UIntPtr[n];
+            fixed (byte* f = flat)
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    if (mode == 0) Keys.PutInt64(get(i), f + 8 * i); else Keys.PutUInt64((ulong)get(i), f + 8 * i);
+                    lens[i] = (UIntPtr)8;
+                }
+                var r = new byte[n][];
+                fixed (UIntPtr* l = lens) GetMany(n, f, l, r);
+                return r;
+            }
+        }
+
+        // ------------------------------------------------------------ count, rank, n-th row
+
+        /// <summary>Rows in the table.</summary>
+        public long Count() { return Count(Bound.Unbounded, Bound.Unbounded); }
+
+        /// <summary>Rows with keys within the bounds.</summary>
+        public long Count(Bound lo, Bound hi)
+        {
+            lo.Validate("lo"); hi.Validate("hi");
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                ulong n;
+                int rc;
+                fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
+                    rc = Native.drydb_count(th, l, Len(lo.Key), (int)lo.Kind, h, Len(hi.Key), (int)hi.Kind, &n);
+                Native.Check(rc);
+                return (long)n;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        /// <summary>Rows with lo &lt;= key &lt;= hi; a null bound is unbounded
+        /// (an empty key is the smallest key, not unbounded).</summary>
+        public long Count(byte[] lo, byte[] hi) { return Count(Incl(lo), Incl(hi)); }
+        public long Count(long lo, long hi) { Kind(KeyKind.Int64); return Count(Keys.Int64(lo), Keys.Int64(hi)); }
+        public long Count(ulong lo, ulong hi) { Kind(KeyKind.UInt64); return Count(Keys.UInt64(lo), Keys.UInt64(hi)); }
+        public long Count(double lo, double hi) { Kind(KeyKind.Float64); return Count(Keys.Float64(lo), Keys.Float64(hi)); }
+        public long Count(string lo, string hi) { Kind(KeyKind.String); return Count(lo == null ? null : Keys.String(lo), hi == null ? null : Keys.String(hi)); }
+
+        internal static Bound Incl(byte[] k) { return k == null ? Bound.Unbounded : Bound.Inclusive(k); }
+        internal static UIntPtr Len(byte[] k) { return (UIntPtr)(k == null ? 0 : k.Length); }
+
+        /// <summary>Number of keys smaller than <paramref name="key"/> (which need not exist).</summary>
+        public long Rank(byte[] key)
+        {
+            CheckKey(key, "key");
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                ulong n;
+                int rc;
+                fixed (byte* k = key) rc = Native.drydb_rank(th, k, (UIntPtr)key.Length, &n);
+                Native.Check(rc);
+                return (long)n;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+        public long Rank(long key) { Kind(KeyKind.Int64); return Rank(Keys.Int64(key)); }
+        public long Rank(ulong key) { Kind(KeyKind.UInt64); return Rank(Keys.UInt64(key)); }
+        public long Rank(double key) { Kind(KeyKind.Float64); return Rank(Keys.Float64(key)); }
+        public long Rank(string key) { Kind(KeyKind.String); return Rank(Keys.String(key)); }
+
+        /// <summary>The n-th row (0-based, key order); false if n &gt;= rows.</summary>
+        public bool TryGetAt(long n, out byte[] key, out byte[] value)
+        {
+            if (n < 0) throw new ArgumentOutOfRangeException("n");
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                byte* k, v; UIntPtr kl, vl;
+                int rc = Native.drydb_at(th, (ulong)n, &k, &kl, &v, &vl);
+                if (rc == Native.OK) { key = Native.Copy(k, kl); value = Native.Copy(v, vl); return true; }
+                key = value = null;
+                if (rc == Native.NOTFOUND) return false;
+                throw Native.Error(rc);
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        /// <summary>The n-th row; ArgumentOutOfRangeException if n &gt;= rows.</summary>
+        public KeyValuePair<byte[], byte[]> At(long n)
+        {
+            byte[] k, v;
+            if (!TryGetAt(n, out k, out v)) throw new ArgumentOutOfRangeException("n", "row " + n + " is past the end of table '" + Name + "'");
+            return new KeyValuePair<byte[], byte[]>(k, v);
+        }
+
+        // ------------------------------------------------------------ ranges
+
+        /// <summary>Rows with keys within the bounds, in key order (or reversed).
+        /// Reads in batches of 64 rows per crossing; each key and value is a copy.
+        /// Dispose the enumerator (foreach does) to free its cursor early.</summary>
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(Bound lo, Bound hi, bool reverse = false)
+        {
+            lo.Validate("lo"); hi.Validate("hi");
+            db.ThrowIfDisposed();
+            return Iterate(lo, hi, null, reverse);
+        }
+        /// <summary>lo &lt;= key &lt;= hi; null = unbounded.</summary>
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Incl(lo), Incl(hi), reverse); }
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(long lo, long hi, bool reverse = false) { Kind(KeyKind.Int64); return Range(Keys.Int64(lo), Keys.Int64(hi), reverse); }
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(ulong lo, ulong hi, bool reverse = false) { Kind(KeyKind.UInt64); return Range(Keys.UInt64(lo), Keys.UInt64(hi), reverse); }
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(double lo, double hi, bool reverse = false) { Kind(KeyKind.Float64); return Range(Keys.Float64(lo), Keys.Float64(hi), reverse); }
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(string lo, string hi, bool reverse = false) { Kind(KeyKind.String); return Range(lo == null ? null : Keys.String(lo), hi == null ? null : Keys.String(hi), reverse); }
+
+        /// <summary>Every row, in key order (or reversed).</summary>
+        public IEnumerable<KeyValuePair<byte[], byte[]>> All(bool reverse = false) { return Range(Bound.Unbounded, Bound.Unbounded, reverse); }
+
+        /// <summary>Rows whose keys start with <paramref name="prefix"/> (empty: all rows).</summary>
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(byte[] prefix, bool reverse = false)
+        {
+            CheckKey(prefix, "prefix");
+            db.ThrowIfDisposed();
+            return Iterate(Bound.Unbounded, Bound.Unbounded, prefix, reverse);
+        }
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(string prefix, bool reverse = false)
+        {
+            if (KeyKind != KeyKind.String && KeyKind != KeyKind.Bytes) Kind(KeyKind.String);
+            return Prefix(Keys.String(prefix), reverse);
+        }
+
+        IEnumerable<KeyValuePair<byte[], byte[]>> Iterate(Bound lo, Bound hi, byte[] prefix, bool reverse)
+        {
+            IntPtr cur = OpenRaw(lo, hi, prefix);
+            try
+            {
+                var batch = new List<KeyValuePair<byte[], byte[]>>(BatchSize);
+                while (FillRange(cur, reverse, batch))
+                {
+                    for (int i = 0; i < batch.Count; i++) yield return batch[i];
+                }
+            }
+            finally { CloseRaw(db, cur); }
+        }
+
+        internal const int BatchSize = 64;
+
+        IntPtr OpenRaw(Bound lo, Bound hi, byte[] prefix)
+        {
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                IntPtr cur; int rc;
+                if (prefix != null)
+                    fixed (byte* p = prefix) rc = Native.drydb_cursor_open_prefix(th, p, (UIntPtr)prefix.Length, &cur);
+                else
+                    fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
+                        rc = Native.drydb_cursor_open(th, l, Len(lo.Key), (int)lo.Kind, h, Len(hi.Key), (int)hi.Kind, &cur);
+                Native.Check(rc);
+                return cur;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        internal static void CloseRaw(Database db, IntPtr cur)
+        {
+            // After the database is closed its cursors are already freed.
+            bool added = false;
+            try
+            {
+                if (db.Handle.IsClosed) return;
+                try { db.AddRef(ref added); } catch (ObjectDisposedException) { return; }
+                Native.drydb_cursor_close(cur);
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        bool FillRange(IntPtr cur, bool reverse, List<KeyValuePair<byte[], byte[]>> batch)
+        {
+            batch.Clear();
+            byte** ks = stackalloc byte*[BatchSize];
+            byte** vs = stackalloc byte*[BatchSize];
+            UIntPtr* kls = stackalloc UIntPtr[BatchSize];
+            UIntPtr* vls = stackalloc UIntPtr[BatchSize];
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                UIntPtr n;
+                int rc = Native.drydb_cursor_next_batch(cur, reverse ? 1 : 0, (UIntPtr)BatchSize, ks, kls, vs, vls, &n);
+                if (rc == Native.NOTFOUND) return false;
+                Native.Check(rc);
+                int c = (int)(ulong)n;
+                for (int i = 0; i < c; i++)
+                    batch.Add(new KeyValuePair<byte[], byte[]>(Native.Copy(ks[i], kls[i]), Native.Copy(vs[i], vls[i])));
+                return c > 0;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        // ------------------------------------------------------------ cursors
+
+        /// <summary>A cursor over the whole table (zero-copy access to the current row).</summary>
+        public Cursor OpenCursor() { return OpenCursor(Bound.Unbounded, Bound.Unbounded); }
+
+        /// <summary>A cursor over the keys within the bounds. It starts
+        /// unpositioned: Next() goes to the first row, Prev() to the last.</summary>
+        public Cursor OpenCursor(Bound lo, Bound hi)
+        {
+            lo.Validate("lo"); hi.Validate("hi");
+            return Cursor.Create(db, false, () => OpenRaw(lo, hi, null));
+        }
+
+        /// <summary>A cursor over the keys starting with <paramref name="prefix"/>.</summary>
+        public Cursor OpenPrefixCursor(byte[] prefix)
+        {
+            CheckKey(prefix, "prefix");
+            return Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, prefix));
+        }
+
+        // ------------------------------------------------------------ indexes
+
+        /// <summary>The secondary index called <paramref name="name"/>;
+        /// DryDBException (Status.NoIndex) if absent. The same object every time.</summary>
+        public Index Index(string name)
+        {
+            if (name == null) throw new ArgumentNullException("name");
+            lock (indexes)
+            {
+                Index ix;
+                if (indexes.TryGetValue(name, out ix)) { db.ThrowIfDisposed(); return ix; }
+            }
+            var cname = Native.CString(name, "name");
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                IntPtr ih;
+                fixed (byte* p = cname) Native.Check(Native.drydb_index_open(th, p, &ih));
+                NativeIndexInfo ni;
+                Native.Check(Native.drydb_index_info(ih, &ni));
+                var ix = new Index(this, name, ih, ni);
+                lock (indexes)
+                {
+                    Index old;
+                    if (indexes.TryGetValue(name, out old)) return old;
+                    indexes[name] = ix;
+                }
+                return ix;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        // ------------------------------------------------------------ async twins
+        // drydb reads memory-mapped pages: calls are short and complete synchronously.
+        // Failures are reported through the task, as an async method would.
+
+        /// <summary>The value, or null if the key is absent.</summary>
+        public Task<byte[]> GetAsync(byte[] key) { return Async.Run(() => Get(key)); }
+        public Task<byte[]> GetAsync(long key) { return Async.Run(() => Get(key)); }
+        public Task<byte[]> GetAsync(string key) { return Async.Run(() => Get(key)); }
+        public Task<byte[][]> GetManyAsync(IList<byte[]> keys) { return Async.Run(() => GetMany(keys)); }
+        public Task<long> CountAsync() { return Async.Run(() => Count()); }
+        public Task<long> CountAsync(Bound lo, Bound hi) { return Async.Run(() => Count(lo, hi)); }
+        public Task<long> CountAsync(long lo, long hi) { return Async.Run(() => Count(lo, hi)); }
+        /// <summary>The rows of the range, materialised in a list.</summary>
+        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Bound lo, Bound hi, bool reverse = false)
+        {
+            return Async.Run(() => new List<KeyValuePair<byte[], byte[]>>(Range(lo, hi, reverse)));
+        }
+        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(long lo, long hi, bool reverse = false)
+        {
+            return Async.Run(() => new List<KeyValuePair<byte[], byte[]>>(Range(lo, hi, reverse)));
+        }
+        public Task<List<KeyValuePair<byte[], byte[]>>> PrefixAsync(byte[] prefix, bool reverse = false)
+        {
+            return Async.Run(() => new List<KeyValuePair<byte[], byte[]>>(Prefix(prefix, reverse)));
+        }
+
+        // ------------------------------------------------------------ typed values
+
+        /// <summary>This table viewed through a value serializer (MessagePack,
+        /// JSON... of the caller's choosing).</summary>
+        public TypedTable<T> WithSerializer<T>(Func<byte[], T> deserialize)
+        {
+            return new TypedTable<T>(this, deserialize);
+        }
+    }
+
+    internal static class Async
+    {
+        internal static Task<T> Run<T>(Func<T> f)
+        {
+            try { return Task.FromResult(f()); }
+            catch (Exception e)
+            {
+                var tcs = new TaskCompletionSource<T>();
+                tcs.SetException(e);
+                return tcs.Task;
+            }
+        }
+    }
+}

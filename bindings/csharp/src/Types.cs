@@ -1,0 +1,113 @@
+// Types.cs - key kinds, compression, bounds and the info records.
+using System;
+using System.Collections.Generic;
+
+namespace DryDB
+{
+    /// <summary>How a table's (or index's) keys are encoded (DRYDB_KEY_*).</summary>
+    public enum KeyKind
+    {
+        Bytes = 0, String = 1, Int64 = 2, UInt64 = 3, Float64 = 4, Uuid = 5, Ulid = 6, Composite = 7,
+    }
+
+    /// <summary>Compression of a table's leaf pages (DRYDB_COMPRESS_*).</summary>
+    public enum Compression { None = 0, Zstd = 1, S2 = 2 }
+
+    /// <summary>Kind of a range bound.</summary>
+    public enum BoundKind { Unbounded = 0, Inclusive = 1, Exclusive = 2 }
+
+    /// <summary>One end of a range: unbounded, or an encoded key, inclusive or
+    /// exclusive. An empty key is a real key (the smallest), never "unbounded".</summary>
+    public struct Bound
+    {
+        public readonly BoundKind Kind;
+        public readonly byte[] Key;
+
+        Bound(BoundKind kind, byte[] key) { Kind = kind; Key = key; }
+
+        public static readonly Bound Unbounded = new Bound(BoundKind.Unbounded, null);
+        public static Bound Inclusive(byte[] key)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            return new Bound(BoundKind.Inclusive, key);
+        }
+        public static Bound Exclusive(byte[] key)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            return new Bound(BoundKind.Exclusive, key);
+        }
+        public static Bound Inclusive(long key) { return Inclusive(Keys.Int64(key)); }
+        public static Bound Exclusive(long key) { return Exclusive(Keys.Int64(key)); }
+        public static Bound Inclusive(string key) { return Inclusive(Keys.String(key)); }
+        public static Bound Exclusive(string key) { return Exclusive(Keys.String(key)); }
+
+        internal void Validate(string name)
+        {
+            if (Kind != BoundKind.Unbounded && Kind != BoundKind.Inclusive && Kind != BoundKind.Exclusive)
+                throw new ArgumentException("bad bound kind", name);
+            if (Kind != BoundKind.Unbounded && Key == null)
+                throw new ArgumentException("bound without a key (use Bound.Unbounded)", name);
+        }
+
+        public override string ToString()
+        {
+            return Kind == BoundKind.Unbounded ? "Unbounded" : Kind + "(" + Keys.ToHex(Key) + ")";
+        }
+    }
+
+    /// <summary>Options of <see cref="Database.Open(string, DatabaseOptions)"/>.</summary>
+    public sealed class DatabaseOptions
+    {
+        /// <summary>Check every page checksum at open (reads the whole file).</summary>
+        public bool Verify { get; set; }
+        /// <summary>Bytes of decompressed-page cache for compressed tables (0 = default).</summary>
+        public long CacheBytes { get; set; }
+    }
+
+    public sealed class DatabaseInfo
+    {
+        public int FormatVersion { get; internal set; }
+        public int PageSize { get; internal set; }
+        public long FileSize { get; internal set; }
+        public DateTime CreatedUtc { get; internal set; }
+        public byte[] BuildId { get; internal set; }
+        public long TableCount { get; internal set; }
+    }
+
+    public sealed class TableInfo
+    {
+        public KeyKind KeyKind { get; internal set; }
+        public IReadOnlyList<KeyKind> Parts { get; internal set; }
+        public long Rows { get; internal set; }
+        public int IndexCount { get; internal set; }
+        public Compression Compression { get; internal set; }
+        public int Level { get; internal set; }
+        public bool Dictionary { get; internal set; }
+    }
+
+    public sealed class IndexInfo
+    {
+        public KeyKind KeyKind { get; internal set; }
+        public IReadOnlyList<KeyKind> Parts { get; internal set; }
+        public long Entries { get; internal set; }
+        public bool Unique { get; internal set; }
+    }
+
+    public struct CacheStats
+    {
+        public long Hits, Misses, Evictions, Bytes;
+    }
+
+    /// <summary>An entry of a secondary index: its index key, the primary key
+    /// of the row and the row's value.</summary>
+    public struct IndexEntry
+    {
+        public byte[] IndexKey;
+        public byte[] PrimaryKey;
+        public byte[] Value;
+        public IndexEntry(byte[] indexKey, byte[] primaryKey, byte[] value)
+        {
+            IndexKey = indexKey; PrimaryKey = primaryKey; Value = value;
+        }
+    }
+}

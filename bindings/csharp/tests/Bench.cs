@@ -1,0 +1,1 @@
+namespace DryDB.Tests { public static class Bench { public static void Run(string[] a) { } } }
