@@ -2,6 +2,7 @@
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
+using System.Threading;
 
 namespace DryDB
 {
@@ -64,14 +65,21 @@ namespace DryDB
             Handle.Set(b);
         }
 
+        int disposed;
+
         internal IntPtr Enter(ref bool added)
         {
+            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("DatabaseBuilder");
             Handle.DangerousAddRef(ref added);
             return Handle.Raw;
         }
         internal void Exit(bool added) { if (added) Handle.DangerousRelease(); }
 
-        public void Dispose() { Handle.Dispose(); }
+        /// <summary>Frees the builder, its table and index builders and temporary files.</summary>
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref disposed, 1) == 0) Handle.Dispose();
+        }
 
         /// <summary>Stores a metadata pair (Database.TryGetMeta reads it back).</summary>
         public void SetMeta(byte[] key, byte[] value)

@@ -86,14 +86,19 @@ namespace DryDB
             }
         }
 
-        public void Dispose() { h.Dispose(); }
+        int disposed;
 
-        public bool IsDisposed { get { return h.IsClosed; } }
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref disposed, 1) == 0) h.Dispose();
+        }
+
+        public bool IsDisposed { get { return Volatile.Read(ref disposed) != 0; } }
 
         void Enter()
         {
-            if (h.IsClosed) throw new ObjectDisposedException("Cursor");
-            if (db.Handle.IsClosed) throw new ObjectDisposedException("Database");
+            if (IsDisposed) throw new ObjectDisposedException("Cursor");
+            if (db.IsDisposed) throw new ObjectDisposedException("Database");
             if (Interlocked.Exchange(ref busy, 1) != 0)
                 throw new InvalidOperationException("drydb: a cursor was used from two threads at once");
         }
@@ -226,8 +231,8 @@ namespace DryDB
 
         void On()
         {
-            if (h.IsClosed) throw new ObjectDisposedException("Cursor");
-            if (db.Handle.IsClosed) throw new ObjectDisposedException("Database");
+            if (IsDisposed) throw new ObjectDisposedException("Cursor");
+            if (db.IsDisposed) throw new ObjectDisposedException("Database");
             if (state != OnEntry) throw new InvalidOperationException("the cursor is not on an entry");
         }
 

@@ -86,13 +86,23 @@ namespace DryDB
 
         static uint Flags(DatabaseOptions o) { return o != null && o.Verify ? 1u : 0u; }
 
-        public bool IsDisposed { get { return Handle.IsClosed; } }
+        // Our own flag: Mono's SafeHandle reports IsClosed only once the last
+        // reference is gone, and an open Cursor holds one.
+        int disposed;
 
-        public void Dispose() { Handle.Dispose(); }
+        public bool IsDisposed { get { return Volatile.Read(ref disposed) != 0; } }
+
+        /// <summary>Closes the database. Calls in progress on other threads finish
+        /// first; the file is unmapped once no call and no open Cursor uses it.</summary>
+        public void Dispose()
+        {
+            if (Interlocked.Exchange(ref disposed, 1) == 0) Handle.Dispose();
+        }
 
         internal IntPtr AddRef(ref bool added)
         {
-            Handle.DangerousAddRef(ref added); // ObjectDisposedException once disposed
+            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("Database");
+            Handle.DangerousAddRef(ref added); // ObjectDisposedException once released
             return Handle.Raw;
         }
 
@@ -239,7 +249,7 @@ namespace DryDB
 
         internal void ThrowIfDisposed()
         {
-            if (Handle.IsClosed) throw new ObjectDisposedException("Database");
+            if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("Database");
         }
 
         // ------------------------------------------------------------ library-wide

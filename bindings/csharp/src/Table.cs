@@ -419,7 +419,7 @@ namespace DryDB
             bool added = false;
             try
             {
-                if (db.Handle.IsClosed) return;
+                if (db.IsDisposed) return;
                 try { db.AddRef(ref added); } catch (ObjectDisposedException) { return; }
                 Native.drydb_cursor_close(cur);
             }
