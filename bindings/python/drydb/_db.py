@@ -1,0 +1,989 @@
+"""Reading: Database, Table, Index, Cursor."""
+
+from __future__ import annotations
+
+import builtins
+import os
+import threading
+import weakref
+from ctypes import byref, c_char_p, c_size_t, c_ubyte, c_uint8, c_uint64, c_void_p
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
+                    Tuple, Union)
+
+from . import _lib as L
+from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, ClosedError, Error)
+from .codecs import META_PREFIX, Codec, get_codec
+from .keys import KIND_NAMES, KEY_INT64, KEY_UINT64, KeyCodec
+
+__all__ = ["Database", "Table", "Index", "Cursor", "open", "open_memory"]
+
+_MEM = L.MEM
+_SIGN = 1 << 63
+_UNBOUNDED, _INCLUSIVE, _EXCLUSIVE = 0, 1, 2
+_BATCH = 256
+_AUTO: Any = object()
+_ViewWindow = c_ubyte * (1 << 62)
+_COMPRESSION_NAMES = {0: None, 1: "zstd", 2: "s2"}
+
+
+class _TLS(threading.local):
+    """Per-thread scratch objects (ctypes out-arguments and batch arrays)."""
+
+    def __init__(self) -> None:
+        self.s = _Scratch()
+
+
+class _Scratch:
+    __slots__ = ("p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
+                 "rp3", "rn3", "ru64", "vals", "vlens", "klens", "found", "eights")
+
+    def __init__(self) -> None:
+        self.p1, self.n1 = c_void_p(), c_size_t()
+        self.p2, self.n2 = c_void_p(), c_size_t()
+        self.p3, self.n3 = c_void_p(), c_size_t()
+        self.u64 = c_uint64()
+        self.rp1, self.rn1 = byref(self.p1), byref(self.n1)
+        self.rp2, self.rn2 = byref(self.p2), byref(self.n2)
+        self.rp3, self.rn3 = byref(self.p3), byref(self.n3)
+        self.ru64 = byref(self.u64)
+        self.vals = (c_void_p * _BATCH)()
+        self.vlens = (c_size_t * _BATCH)()
+        self.klens = (c_size_t * _BATCH)()
+        self.found = (c_uint8 * _BATCH)()
+        self.eights = (c_size_t * _BATCH)(*([8] * _BATCH))
+
+
+_tls = _TLS()
+
+
+def _bound_kinds(start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[int, int]:
+    if not isinstance(inclusive, tuple) or len(inclusive) != 2:
+        raise TypeError("drydb: inclusive must be a pair of bools (start, stop), not %r"
+                        % (inclusive,))
+    lo = _UNBOUNDED if start is None else (_INCLUSIVE if inclusive[0] else _EXCLUSIVE)
+    hi = _UNBOUNDED if stop is None else (_INCLUSIVE if inclusive[1] else _EXCLUSIVE)
+    return lo, hi
+
+
+def _maps_of_inode(dev: int, ino: int) -> List[Tuple[int, int]]:
+    """Address ranges of the mappings of a file in this process (Linux)."""
+    out = []
+    try:
+        with builtins.open("/proc/self/maps") as f:
+            for line in f:
+                parts = line.split(None, 5)
+                if len(parts) < 5 or parts[4] != str(ino):
+                    continue
+                major, minor = (int(x, 16) for x in parts[3].split(":"))
+                if os.major(dev) != major or os.minor(dev) != minor:
+                    continue
+                a, b = parts[0].split("-")
+                out.append((int(a, 16), int(b, 16)))
+    except OSError:
+        return []
+    return out
+
+
+class Database:
+    """An open drydb database (read-only, memory-mapped).
+
+    Use :func:`drydb.open`. A context manager: the ``with`` block closes it.
+    ``db["name"]`` (or ``db.table("name")``) gives a :class:`Table`;
+    ``db.tables`` lists the table names. May be shared between threads.
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]", None] = None, *, verify: bool = False,
+                 cache_size: int = 0, _memory: Optional[bytes] = None) -> None:
+        L.load()
+        self._h = c_void_p()
+        self._closed = True
+        self._deferred = False
+        self._lock = threading.Lock()
+        self._views: Dict[int, Tuple[Any, Any]] = {}
+        self._children: "weakref.WeakSet[Any]" = weakref.WeakSet()
+        self._tables: Dict[str, Table] = {}
+        self._ranges: List[Tuple[int, int]] = []
+        self._memory: Any = None
+        if not isinstance(verify, bool):
+            raise TypeError("drydb: verify must be a bool")
+        if not isinstance(cache_size, int) or isinstance(cache_size, bool):
+            raise TypeError("drydb: cache_size must be an int (bytes)")
+        if cache_size < 0:
+            raise ValueError("drydb: cache_size must be >= 0 (0 = default)")
+        flags = 1 if verify else 0
+        if _memory is not None:
+            self.path: Optional[str] = None
+            buf = (c_ubyte * len(_memory)).from_buffer_copy(_memory) if _memory else (c_ubyte * 1)()
+            self._memory = buf
+            L.check(L.open_memory(buf, c_size_t(len(_memory)), flags, c_uint64(cache_size),
+                                  byref(self._h)), "open_memory")
+            from ctypes import addressof
+            self._ranges = [(addressof(buf), addressof(buf) + len(_memory))]
+        else:
+            if path is None:
+                raise TypeError("drydb: open() needs a path")
+            p = os.fspath(path)
+            if not isinstance(p, str):
+                p = os.fsdecode(p)
+            self.path = p
+            try:
+                st = os.stat(p)
+                before = set(_maps_of_inode(st.st_dev, st.st_ino))
+            except OSError:
+                st, before = None, set()
+            L.check(L.open(os.fsencode(p), flags, c_uint64(cache_size), byref(self._h)),
+                    "open %r" % p)
+            if st is not None:
+                new = [r for r in _maps_of_inode(st.st_dev, st.st_ino) if r not in before]
+                # Zero-copy views only when the mapping of this open is unambiguous.
+                if len(new) == 1:
+                    self._ranges = new
+        self._closed = False
+
+    # --- lifetime -----------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once :meth:`close` was called."""
+        return self._closed
+
+    def close(self) -> None:
+        """Close the database. Idempotent.
+
+        Tables, indexes and cursors of the database raise :class:`ClosedError`
+        afterwards. Zero-copy views (``get(..., view=True)``) are released:
+        using them raises ``ValueError``. If the program still holds slices
+        or buffer exports of a view, the file stays mapped (never freed under
+        a live view) until the last of them is gone.
+        """
+        if self._closed:
+            return
+        self._closed = True
+        for obj in list(self._children):
+            obj._h.value = None
+        with self._lock:
+            entries = list(self._views.values())
+        for _wa, wm in entries:
+            mv = wm()
+            if mv is not None:
+                try:
+                    mv.release()
+                except BufferError:
+                    pass  # exported elsewhere: stays pinned
+            mv = None
+        with self._lock:
+            if self._views:
+                self._deferred = True
+                return
+        self._native_close()
+
+    def _native_close(self) -> None:
+        h = self._h
+        if h.value:
+            rc = L.close(h)
+            h.value = None
+            L.check(rc, "close")
+
+    def _view_gone(self, key: int) -> None:
+        with self._lock:
+            self._views.pop(key, None)
+            last = self._deferred and not self._views
+        if last:
+            self._deferred = False
+            try:
+                self._native_close()
+            except Error:
+                pass
+
+    def __enter__(self) -> "Database":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            if not self._closed:
+                self.close()
+        except Exception:
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "open"
+        return "<drydb.Database %r %s>" % (self.path if self.path is not None else "<memory>", state)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError("drydb: database is closed", CLOSED)
+
+    def _fail(self, rc: int, context: str = "") -> Exception:
+        if self._closed and rc in (CLOSED, BADHANDLE, INVALID):
+            return ClosedError("drydb: database is closed", CLOSED)
+        return L.fail(rc, context)
+
+    # --- zero-copy views ----------------------------------------------------
+
+    def _view(self, p: int, n: int) -> memoryview:
+        for a, b in self._ranges:
+            if a <= p and p + n <= b:
+                break
+        else:
+            return memoryview(_MEM[p:p + n])  # not in the mapping: a private copy
+        arr = _ViewWindow.from_address(p)
+        base = memoryview(arr)
+        c = base.cast("B")
+        mv = c[:n]
+        c.release()
+        base.release()
+        key = id(arr)
+        wa = weakref.ref(arr, lambda _r, key=key, db=self: db._view_gone(key))
+        with self._lock:
+            self._views[key] = (wa, weakref.ref(mv))
+        return mv
+
+    # --- tables -------------------------------------------------------------
+
+    @property
+    def tables(self) -> List[str]:
+        """Names of the tables, in file order."""
+        self._check_open()
+        s = _tls.s
+        L.check(L.table_count(self._h, s.rn1))
+        out = []
+        name = c_char_p()
+        for i in range(s.n1.value):
+            rc = L.table_name(self._h, c_size_t(i), byref(name))
+            if rc:
+                raise self._fail(rc, "table_name")
+            out.append((name.value or b"").decode("utf-8"))
+        return out
+
+    def table(self, name: str, *, codec: Union[None, str, Codec] = _AUTO,
+              raw_keys: bool = False) -> "Table":
+        """Open a table.
+
+        ``codec``: how values are decoded: ``None`` for bytes, ``"json"``,
+        ``"msgpack"`` or a codec object. By default the codec recorded in the
+        file by the builder (if any). ``raw_keys=True``: keys are given and
+        returned as their encoded bytes, whatever the table's key kind.
+        Raises :class:`NoTableError` (a ``KeyError``) if there is no such table.
+        """
+        if not isinstance(name, str):
+            raise TypeError("drydb: table name must be a str, not %s" % type(name).__name__)
+        self._check_open()
+        if codec is _AUTO and not raw_keys:
+            t = self._tables.get(name)
+            if t is not None:
+                return t
+        h = c_void_p()
+        rc = L.table_open(self._h, name.encode("utf-8"), byref(h))
+        if rc:
+            raise self._fail(rc, "table %r" % name)
+        if codec is _AUTO:
+            recorded = self.meta(META_PREFIX + name.encode("utf-8"))
+            codec = recorded.decode("utf-8") if recorded else None
+        t = Table(self, name, h, get_codec(codec), raw_keys)
+        self._children.add(t)
+        if codec is _AUTO or (not raw_keys and name not in self._tables):
+            self._tables.setdefault(name, t) if not raw_keys else None
+        return t
+
+    def __getitem__(self, name: str) -> "Table":
+        return self.table(name)
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name in self.tables
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.tables)
+
+    def __len__(self) -> int:
+        return len(self.tables)
+
+    # --- database-wide -----------------------------------------------------
+
+    def meta(self, key: Union[bytes, str]) -> Optional[bytes]:
+        """User metadata stored by the builder (``Builder.set_meta``), or None."""
+        self._check_open()
+        if isinstance(key, str):
+            key = key.encode("utf-8")
+        if not isinstance(key, (bytes, bytearray)):
+            raise TypeError("drydb: meta key must be bytes or str")
+        s = _tls.s
+        rc = L.meta_get(self._h, bytes(key), len(key), s.rp1, s.rn1)
+        if rc == 0:
+            p = s.p1.value
+            return _MEM[p:p + s.n1.value]
+        if rc == NOTFOUND:
+            return None
+        raise self._fail(rc, "meta")
+
+    @property
+    def info(self) -> Dict[str, Any]:
+        """Format version, page size, file size, build time (ns), build id, table count."""
+        self._check_open()
+        i = L.DbInfo()
+        rc = L.info(self._h, byref(i))
+        if rc:
+            raise self._fail(rc, "info")
+        return {"format_version": i.format_version, "page_size": i.page_size,
+                "file_size": i.file_size, "created_unix_ns": i.created_unix_ns,
+                "build_id": bytes(i.build_id), "table_count": i.table_count}
+
+    def cache_stats(self) -> Dict[str, int]:
+        """Hits, misses, evictions and bytes of the decompressed-page cache."""
+        self._check_open()
+        c = L.CacheStats()
+        rc = L.cache_stats(self._h, byref(c))
+        if rc:
+            raise self._fail(rc, "cache_stats")
+        return {"hits": c.hits, "misses": c.misses, "evictions": c.evictions, "bytes": c.bytes}
+
+    def verify(self) -> None:
+        """Check every page checksum and structure (reads the whole file; the
+        GIL is released). Raises :class:`CorruptError` on damage."""
+        self._check_open()
+        rc = L.verify(self._h)
+        if rc:
+            raise self._fail(rc, "verify")
+
+
+def open(path: Union[str, "os.PathLike[str]"], *, verify: bool = False,
+         cache_size: int = 0) -> Database:
+    """Open the drydb file at ``path`` read-only.
+
+    ``verify=True`` checks every page checksum first (reads the whole file).
+    ``cache_size``: bytes of cache for decompressed pages of compressed
+    tables (0 = library default). Raises :class:`IOFailure`,
+    :class:`CorruptError`, :class:`VersionError`, :class:`FilterError`.
+    """
+    return Database(path, verify=verify, cache_size=cache_size)
+
+
+def open_memory(data: Union[bytes, bytearray, memoryview], *, verify: bool = False,
+                cache_size: int = 0) -> Database:
+    """Open a database image held in memory (a private copy is made)."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise TypeError("drydb: open_memory() takes bytes, not %s" % type(data).__name__)
+    return Database(None, verify=verify, cache_size=cache_size, _memory=bytes(data))
+
+
+class _Keyed:
+    """Shared parts of Table and Index: key codec, bounds, batch scans."""
+
+    _db: Database
+    _h: c_void_p
+    _key: KeyCodec
+
+    def _bounds(self, start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[bytes, int, bytes, int]:
+        lok, hik = _bound_kinds(start, stop, inclusive)
+        enc = self._key.encode_bound
+        lo = b"" if start is None else enc(start)
+        hi = b"" if stop is None else enc(stop)
+        return lo, lok, hi, hik
+
+
+class Table(_Keyed):
+    """A table: a sorted map from keys to values. Get it with ``db["name"]``.
+
+    Keys are Python values of the table's key kind (``int``, ``float``,
+    ``str``, ``bytes``, ``uuid.UUID``, :class:`ULID`, or tuples for composite
+    keys); values are ``bytes``, or Python objects with a codec. Reads may run
+    from many threads at once.
+    """
+
+    def __init__(self, db: Database, name: str, h: c_void_p, codec: Optional[Codec],
+                 raw_keys: bool) -> None:
+        self._db = db
+        self._h = h
+        self.name = name
+        info = L.TableInfo()
+        L.check(L.table_info(h, byref(info)), "table_info")
+        self._info = info
+        self._key = KeyCodec(info.key_kind, tuple(info.parts[:info.nparts]), raw=raw_keys)
+        self._enc = self._key.encode
+        self._kdec = self._key.decode
+        self.codec: Optional[Codec] = codec
+        self._vdec: Optional[Callable[[bytes], Any]] = codec.decode if codec else None
+        self._compressed = info.compression != 0
+        self._indexes: Dict[str, Index] = {}
+
+    def __repr__(self) -> str:
+        return "<drydb.Table %r %s, %d rows>" % (self.name, self._key.describe(), self._info.rows)
+
+    # --- description --------------------------------------------------------
+
+    @property
+    def key_kind(self) -> str:
+        """The key kind: ``"int64"``, ``"string"``, ``"composite(string, int64)"``..."""
+        return self._key.describe()
+
+    @property
+    def compression(self) -> Optional[str]:
+        """``None``, ``"zstd"`` or ``"s2"``."""
+        return _COMPRESSION_NAMES.get(self._info.compression, str(self._info.compression))
+
+    @property
+    def index_count(self) -> int:
+        """Number of secondary indexes of the table."""
+        return self._info.index_count
+
+    def __len__(self) -> int:
+        if self._db._closed:
+            raise ClosedError("drydb: database is closed", CLOSED)
+        return self._info.rows
+
+    def _fail(self, rc: int, context: str = "") -> Exception:
+        return self._db._fail(rc, context)
+
+    # --- point reads --------------------------------------------------------
+
+    def get(self, key: Any, default: Any = None, *, view: bool = False) -> Any:
+        """The value of ``key``, or ``default`` if absent.
+
+        ``view=True`` returns a zero-copy ``memoryview`` into the mapped file
+        (a copy for compressed tables), ignoring the codec. The view is
+        released when the database closes; using it afterwards raises
+        ``ValueError`` (never reads unmapped memory).
+        """
+        k = self._enc(key)
+        s = _tls.s
+        rc = L.get(self._h, k, len(k), s.rp1, s.rn1)
+        if rc == 0:
+            p = s.p1.value
+            if view:
+                return self._db._view(p, s.n1.value)
+            if self._vdec is None:
+                return _MEM[p:p + s.n1.value]
+            return self._vdec(_MEM[p:p + s.n1.value])
+        if rc == NOTFOUND:
+            return default
+        raise self._fail(rc, "get")
+
+    def __getitem__(self, key: Any) -> Any:
+        k = self._enc(key)
+        s = _tls.s
+        rc = L.get(self._h, k, len(k), s.rp1, s.rn1)
+        if rc == 0:
+            p = s.p1.value
+            if self._vdec is None:
+                return _MEM[p:p + s.n1.value]
+            return self._vdec(_MEM[p:p + s.n1.value])
+        if rc == NOTFOUND:
+            raise KeyError(key)
+        raise self._fail(rc, "get")
+
+    def __contains__(self, key: Any) -> bool:
+        k = self._enc(key)
+        s = _tls.s
+        rc = L.get(self._h, k, len(k), s.rp1, s.rn1)
+        if rc == 0:
+            return True
+        if rc == NOTFOUND:
+            return False
+        raise self._fail(rc, "get")
+
+    def _encode_many(self, chunk: Sequence[Any], s: _Scratch) -> Tuple[bytes, Any]:
+        kind = self._key.kind
+        if not self._key.raw and kind in (KEY_INT64, KEY_UINT64):
+            try:
+                if kind == KEY_INT64:
+                    if all(type(k) is int for k in chunk):
+                        import struct
+                        return struct.pack(">%dQ" % len(chunk), *[k + _SIGN for k in chunk]), s.eights
+                elif all(type(k) is int for k in chunk):
+                    import struct
+                    return struct.pack(">%dQ" % len(chunk), *chunk), s.eights
+            except Exception:
+                pass  # out of range: the per-key path raises the proper error
+        enc = self._enc
+        ks = [enc(k) for k in chunk]
+        s.klens[:len(ks)] = [len(k) for k in ks]
+        return b"".join(ks), s.klens
+
+    def get_many(self, keys: Iterable[Any], default: Any = None) -> List[Any]:
+        """Values of many keys in one pass (``default`` for absent ones), in
+        the order given. Much cheaper per key than repeated :meth:`get`: keys
+        go to the library 256 at a time."""
+        if not isinstance(keys, (list, tuple)):
+            keys = list(keys)
+        s = _tls.s
+        out: List[Any] = []
+        dec = self._vdec
+        h = self._h
+        for i in range(0, len(keys), _BATCH):
+            chunk = keys[i:i + _BATCH]
+            n = len(chunk)
+            buf, klens = self._encode_many(chunk, s)
+            rc = L.get_many(h, n, buf, klens, s.vals, s.vlens, s.found)
+            if rc:
+                raise self._fail(rc, "get_many")
+            ps = s.vals[:n]
+            ls = s.vlens[:n]
+            if dec is None:
+                out += [default if p is None else _MEM[p:p + m] for p, m in zip(ps, ls)]
+            else:
+                out += [default if p is None else dec(_MEM[p:p + m]) for p, m in zip(ps, ls)]
+        return out
+
+    # --- positions ----------------------------------------------------------
+
+    def at(self, n: int) -> Tuple[Any, Any]:
+        """The n-th row ``(key, value)`` in key order (negative n counts from
+        the end). ``IndexError`` if out of range."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError("drydb: row number must be an int")
+        if n < 0:
+            n += len(self)
+        if n < 0:
+            raise IndexError("drydb: row number out of range")
+        s = _tls.s
+        rc = L.at(self._h, c_uint64(n), s.rp1, s.rn1, s.rp2, s.rn2)
+        if rc == 0:
+            p, q = s.p1.value, s.p2.value
+            k = self._kdec(_MEM[p:p + s.n1.value])
+            v = _MEM[q:q + s.n2.value]
+            return k, (v if self._vdec is None else self._vdec(v))
+        if rc == NOTFOUND:
+            raise IndexError("drydb: row %d out of range (%d rows)" % (n, self._info.rows))
+        raise self._fail(rc, "at")
+
+    def rank(self, key: Any) -> int:
+        """Number of keys smaller than ``key`` (which need not exist): the
+        position ``key`` has or would have."""
+        k = self._key.encode_bound(key)
+        s = _tls.s
+        rc = L.rank(self._h, k, len(k), s.ru64)
+        if rc:
+            raise self._fail(rc, "rank")
+        return s.u64.value
+
+    def first(self) -> Optional[Tuple[Any, Any]]:
+        """The first row ``(key, value)``, or None for an empty table."""
+        return self.at(0) if len(self) else None
+
+    def last(self) -> Optional[Tuple[Any, Any]]:
+        """The last row ``(key, value)``, or None for an empty table."""
+        return self.at(-1) if len(self) else None
+
+    def count(self, start: Any = None, stop: Any = None, *,
+              inclusive: Tuple[bool, bool] = (True, False)) -> int:
+        """Number of rows with ``start <= key < stop`` (bounds per
+        ``inclusive``; None is unbounded). Computed from page counts, not by
+        walking the rows."""
+        lo, lok, hi, hik = self._bounds(start, stop, inclusive)
+        out = c_uint64()
+        rc = L.count(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(out))
+        if rc:
+            raise self._fail(rc, "count")
+        return out.value
+
+    # --- scans ----------------------------------------------------------------
+
+    def _open_cursor(self, start: Any, stop: Any, inclusive: Tuple[bool, bool],
+                     prefix: Any = None) -> c_void_p:
+        h = c_void_p()
+        if prefix is not None:
+            p = self._key.encode_prefix(prefix)
+            rc = L.cursor_open_prefix(self._h, p, len(p), byref(h))
+        else:
+            lo, lok, hi, hik = self._bounds(start, stop, inclusive)
+            rc = L.cursor_open(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(h))
+        if rc:
+            raise self._fail(rc, "cursor")
+        return h
+
+    def _scan(self, ch: c_void_p, reverse: bool, what: int) -> Iterator[Any]:
+        # what: 0 items, 1 keys, 2 values
+        db = self._db
+        db._children.add(_Holder(ch))
+        kdec, vdec = self._kdec, self._vdec
+        ks, kl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        if what == 1:
+            vs = vl = None
+        else:
+            vs, vl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        n = c_size_t()
+        rn = byref(n)
+        rev = 1 if reverse else 0
+        mem = _MEM
+        nb = L.cursor_next_batch
+        try:
+            while True:
+                rc = nb(ch, rev, _BATCH, ks, kl, vs, vl, rn)
+                if rc:
+                    if rc == NOTFOUND:
+                        return
+                    raise db._fail(rc, "cursor")
+                m = n.value
+                if what == 2:
+                    if vdec is None:
+                        yield from [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])]
+                    else:
+                        yield from [vdec(mem[p:p + q]) for p, q in zip(vs[:m], vl[:m])]
+                    continue
+                keys = [kdec(mem[p:p + q]) for p, q in zip(ks[:m], kl[:m])]
+                if what == 1:
+                    yield from keys
+                elif vdec is None:
+                    yield from zip(keys, [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])])
+                else:
+                    yield from zip(keys, [vdec(mem[p:p + q]) for p, q in zip(vs[:m], vl[:m])])
+        finally:
+            if ch.value:
+                try:
+                    L.cursor_close(ch)
+                except Error:
+                    pass
+                ch.value = None
+
+    def range(self, start: Any = None, stop: Any = None, *,
+              inclusive: Tuple[bool, bool] = (True, False), reverse: bool = False,
+              keys: bool = True, values: bool = True) -> Iterator[Any]:
+        """Iterate over rows with ``start <= key < stop`` in key order
+        (``reverse=True``: descending). ``inclusive=(lo, hi)`` says whether
+        each bound is included; None is unbounded. Composite tables accept
+        partial tuples as bounds. Yields ``(key, value)``, or only keys
+        (``values=False``) or only values (``keys=False``). Rows are fetched
+        256 per library call."""
+        if not keys and not values:
+            raise ValueError("drydb: range() needs keys or values")
+        ch = self._open_cursor(start, stop, inclusive)
+        return self._scan(ch, reverse, 0 if keys and values else (1 if keys else 2))
+
+    def prefix(self, prefix: Any, *, reverse: bool = False, keys: bool = True,
+               values: bool = True) -> Iterator[Any]:
+        """Iterate over rows whose key starts with ``prefix``: a str/bytes
+        prefix for string/bytes keys, a tuple prefix for composite keys."""
+        if not keys and not values:
+            raise ValueError("drydb: prefix() needs keys or values")
+        ch = self._open_cursor(None, None, (True, False), prefix=prefix)
+        return self._scan(ch, reverse, 0 if keys and values else (1 if keys else 2))
+
+    def keys(self) -> Iterator[Any]:
+        """All keys in order."""
+        return self._scan(self._open_cursor(None, None, (True, False)), False, 1)
+
+    def values(self) -> Iterator[Any]:
+        """All values in key order."""
+        return self._scan(self._open_cursor(None, None, (True, False)), False, 2)
+
+    def items(self) -> Iterator[Tuple[Any, Any]]:
+        """All ``(key, value)`` rows in key order."""
+        return self._scan(self._open_cursor(None, None, (True, False)), False, 0)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.keys()
+
+    def __reversed__(self) -> Iterator[Any]:
+        return self._scan(self._open_cursor(None, None, (True, False)), True, 1)
+
+    def cursor(self, start: Any = None, stop: Any = None, *,
+               inclusive: Tuple[bool, bool] = (True, False), prefix: Any = None) -> "Cursor":
+        """A :class:`Cursor` over the rows within the bounds (or with the
+        prefix), unpositioned: ``next()`` goes to the first row."""
+        return Cursor(self, self._open_cursor(start, stop, inclusive, prefix), None)
+
+    # --- indexes ----------------------------------------------------------------
+
+    def index(self, name: str) -> "Index":
+        """The secondary index ``name``; :class:`NoIndexError` (a KeyError) if absent."""
+        if not isinstance(name, str):
+            raise TypeError("drydb: index name must be a str")
+        ix = self._indexes.get(name)
+        if ix is not None and ix._h.value:
+            return ix
+        h = c_void_p()
+        rc = L.index_open(self._h, name.encode("utf-8"), byref(h))
+        if rc:
+            raise self._fail(rc, "index %r of table %r" % (name, self.name))
+        ix = Index(self, name, h)
+        self._db._children.add(ix)
+        self._indexes[name] = ix
+        return ix
+
+
+class _Holder:
+    """Lets Database.close() invalidate a scan's cursor handle."""
+
+    __slots__ = ("_h", "__weakref__")
+
+    def __init__(self, h: c_void_p) -> None:
+        self._h = h
+
+
+class Index(_Keyed):
+    """A secondary index of a table: index keys to rows. Results are
+    ``(primary_key, value)`` pairs, in index key order then primary key order."""
+
+    def __init__(self, table: Table, name: str, h: c_void_p) -> None:
+        self._db = table._db
+        self.table = table
+        self.name = name
+        self._h = h
+        info = L.IndexInfo()
+        L.check(L.index_info(h, byref(info)), "index_info")
+        self._info = info
+        self._key = KeyCodec(info.key_kind, tuple(info.parts[:info.nparts]))
+
+    def __repr__(self) -> str:
+        return "<drydb.Index %r of %r, %s%s, %d entries>" % (
+            self.name, self.table.name, self._key.describe(),
+            " unique" if self.unique else "", self._info.entries)
+
+    @property
+    def unique(self) -> bool:
+        """True for a unique index."""
+        return bool(self._info.unique)
+
+    @property
+    def key_kind(self) -> str:
+        """The kind of the index keys."""
+        return self._key.describe()
+
+    def __len__(self) -> int:
+        if self._db._closed:
+            raise ClosedError("drydb: database is closed", CLOSED)
+        return self._info.entries
+
+    def get(self, ikey: Any, default: Any = None) -> Any:
+        """The first ``(primary_key, value)`` with index key ``ikey``, or ``default``."""
+        k = self._key.encode(ikey)
+        s = _tls.s
+        rc = L.index_get(self._h, k, len(k), s.rp1, s.rn1, s.rp2, s.rn2)
+        if rc == 0:
+            t = self.table
+            p, q = s.p1.value, s.p2.value
+            v = _MEM[q:q + s.n2.value]
+            return t._kdec(_MEM[p:p + s.n1.value]), (v if t._vdec is None else t._vdec(v))
+        if rc == NOTFOUND:
+            return default
+        raise self._db._fail(rc, "index get")
+
+    def __getitem__(self, ikey: Any) -> Tuple[Any, Any]:
+        r = self.get(ikey, _AUTO)
+        if r is _AUTO:
+            raise KeyError(ikey)
+        return r
+
+    def __contains__(self, ikey: Any) -> bool:
+        return self.get(ikey, _AUTO) is not _AUTO
+
+    def get_all(self, ikey: Any) -> List[Tuple[Any, Any]]:
+        """Every ``(primary_key, value)`` with index key ``ikey``, in primary key order."""
+        return list(self.range(ikey, ikey, inclusive=(True, True)))
+
+    def count(self, start: Any = None, stop: Any = None, *,
+              inclusive: Tuple[bool, bool] = (True, False)) -> int:
+        """Number of entries with index key within the bounds."""
+        lo, lok, hi, hik = self._bounds(start, stop, inclusive)
+        out = c_uint64()
+        rc = L.index_count(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(out))
+        if rc:
+            raise self._db._fail(rc, "index count")
+        return out.value
+
+    def _open_cursor(self, start: Any, stop: Any, inclusive: Tuple[bool, bool],
+                     prefix: Any = None) -> c_void_p:
+        h = c_void_p()
+        if prefix is not None:
+            p = self._key.encode_prefix(prefix)
+            rc = L.index_cursor_open_prefix(self._h, p, len(p), byref(h))
+        else:
+            lo, lok, hi, hik = self._bounds(start, stop, inclusive)
+            rc = L.index_cursor_open(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(h))
+        if rc:
+            raise self._db._fail(rc, "index cursor")
+        return h
+
+    def _scan(self, ch: c_void_p, reverse: bool, with_ikey: bool) -> Iterator[Any]:
+        db = self._db
+        db._children.add(_Holder(ch))
+        t = self.table
+        kdec, vdec, idec = t._kdec, t._vdec, self._key.decode
+        iks, ikl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        pks, pkl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        vs, vl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        n = c_size_t()
+        rn = byref(n)
+        rev = 1 if reverse else 0
+        mem = _MEM
+        try:
+            while True:
+                rc = L.index_cursor_next_batch(ch, rev, _BATCH, iks, ikl, pks, pkl, vs, vl, rn)
+                if rc:
+                    if rc == NOTFOUND:
+                        return
+                    raise db._fail(rc, "index cursor")
+                m = n.value
+                keys = [kdec(mem[p:p + q]) for p, q in zip(pks[:m], pkl[:m])]
+                vals = [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])]
+                if vdec is not None:
+                    vals = [vdec(v) for v in vals]
+                if with_ikey:
+                    ik = [idec(mem[p:p + q]) for p, q in zip(iks[:m], ikl[:m])]
+                    yield from zip(ik, keys, vals)
+                else:
+                    yield from zip(keys, vals)
+        finally:
+            if ch.value:
+                try:
+                    L.cursor_close(ch)
+                except Error:
+                    pass
+                ch.value = None
+
+    def range(self, start: Any = None, stop: Any = None, *,
+              inclusive: Tuple[bool, bool] = (True, False), reverse: bool = False,
+              with_index_key: bool = False) -> Iterator[Any]:
+        """Iterate over entries with index key within the bounds, yielding
+        ``(primary_key, value)`` (or ``(index_key, primary_key, value)`` with
+        ``with_index_key=True``)."""
+        return self._scan(self._open_cursor(start, stop, inclusive), reverse, with_index_key)
+
+    def prefix(self, prefix: Any, *, reverse: bool = False,
+               with_index_key: bool = False) -> Iterator[Any]:
+        """Iterate over entries whose index key starts with ``prefix``."""
+        return self._scan(self._open_cursor(None, None, (True, False), prefix), reverse,
+                          with_index_key)
+
+    def __iter__(self) -> Iterator[Any]:
+        return self.range()
+
+    def cursor(self, start: Any = None, stop: Any = None, *,
+               inclusive: Tuple[bool, bool] = (True, False), prefix: Any = None) -> "Cursor":
+        """A :class:`Cursor` over index entries (``key`` is the index key,
+        ``primary_key`` the row's key)."""
+        return Cursor(self.table, self._open_cursor(start, stop, inclusive, prefix), self)
+
+
+class Cursor:
+    """A movable position in a table or index range.
+
+    Unpositioned when created: ``next()`` goes to the first entry, ``prev()``
+    to the last. Moves return True when on an entry, False when they ran off
+    the range. ``key``, ``value``, ``item`` (and ``primary_key`` for index
+    cursors) read the current entry. Iterating yields the entries from the
+    next one on. Close it (or use ``with``); closing the database closes it
+    too. A cursor belongs to one thread at a time.
+    """
+
+    def __init__(self, table: Table, h: c_void_p, index: Optional[Index]) -> None:
+        self._table = table
+        self._index = index
+        self._db = table._db
+        self._h = h
+        self._db._children.add(self)
+        self._kdec = index._key.decode if index is not None else table._kdec
+        self._enc = (index._key if index is not None else table._key).encode_bound
+
+    def _move(self, rc: int, what: str) -> bool:
+        if rc == 0:
+            return True
+        if rc == NOTFOUND:
+            return False
+        raise self._db._fail(rc, "cursor " + what)
+
+    def first(self) -> bool:
+        """Go to the first entry of the range."""
+        return self._move(L.cursor_first(self._h), "first")
+
+    def last(self) -> bool:
+        """Go to the last entry of the range."""
+        return self._move(L.cursor_last(self._h), "last")
+
+    def next(self) -> bool:
+        """Go to the next entry (the first one on a fresh cursor)."""
+        return self._move(L.cursor_next(self._h), "next")
+
+    def prev(self) -> bool:
+        """Go to the previous entry (the last one on a fresh cursor)."""
+        return self._move(L.cursor_prev(self._h), "prev")
+
+    def seek(self, key: Any) -> bool:
+        """Go to the first entry with key >= ``key`` (within the range)."""
+        k = self._enc(key)
+        return self._move(L.cursor_seek(self._h, k, len(k)), "seek")
+
+    def seek_exact(self, key: Any) -> bool:
+        """Go to ``key`` exactly (index cursors: its first entry); False if absent."""
+        k = self._enc(key)
+        return self._move(L.cursor_seek_exact(self._h, k, len(k)), "seek_exact")
+
+    def seek_row(self, n: int) -> bool:
+        """Go to the n-th row of the table (0-based); False if outside the range."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise TypeError("drydb: row number must be an int")
+        if n < 0:
+            raise ValueError("drydb: row number must be >= 0")
+        return self._move(L.cursor_seek_row(self._h, c_uint64(n)), "seek_row")
+
+    def _current(self) -> Tuple[bytes, bytes]:
+        s = _tls.s
+        rc = L.cursor_get(self._h, s.rp1, s.rn1, s.rp2, s.rn2)
+        if rc == NOTFOUND:
+            raise Error("drydb: cursor is not on an entry", NOTFOUND)
+        if rc:
+            raise self._db._fail(rc, "cursor get")
+        p, q = s.p1.value, s.p2.value
+        return _MEM[p:p + s.n1.value], _MEM[q:q + s.n2.value]
+
+    @property
+    def key(self) -> Any:
+        """Key of the current entry (index cursors: the index key)."""
+        return self._kdec(self._current()[0])
+
+    @property
+    def value(self) -> Any:
+        """Value of the current entry (decoded by the table's codec)."""
+        v = self._current()[1]
+        d = self._table._vdec
+        return v if d is None else d(v)
+
+    @property
+    def item(self) -> Tuple[Any, Any]:
+        """``(key, value)`` of the current entry."""
+        k, v = self._current()
+        d = self._table._vdec
+        return self._kdec(k), (v if d is None else d(v))
+
+    @property
+    def primary_key(self) -> Any:
+        """Index cursors: the primary key of the current entry."""
+        if self._index is None:
+            raise TypeError("drydb: primary_key is for index cursors")
+        s = _tls.s
+        rc = L.cursor_primary_key(self._h, s.rp1, s.rn1)
+        if rc == NOTFOUND:
+            raise Error("drydb: cursor is not on an entry", NOTFOUND)
+        if rc:
+            raise self._db._fail(rc, "cursor primary_key")
+        p = s.p1.value
+        return self._table._kdec(_MEM[p:p + s.n1.value])
+
+    def __iter__(self) -> Iterator[Tuple[Any, Any]]:
+        while self.next():
+            yield self.item
+
+    def close(self) -> None:
+        """Free the cursor. Idempotent."""
+        if self._h.value:
+            try:
+                L.cursor_close(self._h)
+            finally:
+                self._h.value = None
+
+    def __enter__(self) -> "Cursor":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+_unused = (KIND_NAMES,)

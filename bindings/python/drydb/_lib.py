@@ -1,0 +1,309 @@
+"""Loading libdrydb and the ctypes declarations of its functions.
+
+The library is loaded lazily, on the first call that needs it (``open``,
+``Builder``, ``library_version``), and never unloaded (it embeds a Go runtime,
+which cannot be). Lookup order:
+
+1. the ``DRYDB_LIBRARY`` environment variable (a path to the ``.so``);
+2. ``libdrydb.so`` inside this package (shipped by ``pip install``);
+3. the system (``ctypes.util.find_library("drydb")``, then ``libdrydb.so.0``).
+
+Two handles to the same library are kept: a ``PyDLL`` (the GIL stays held)
+for the short calls, whose cost is dominated by ctypes itself, and a ``CDLL``
+(the GIL is released) for the long ones: open, close, verify, builds.
+
+After loading, the functions are module attributes named after the C
+functions without their ``drydb_`` prefix (``_lib.get`` is ``drydb_get``).
+In a child forked after loading they are replaced by stubs that raise
+:class:`drydb.ForkError`, so the hot paths carry no extra check.
+
+Calls pass handles as prebuilt ``c_void_p`` objects (handles are 64-bit) and
+lengths as ``c_size_t`` objects, except in the first six argument positions
+of hot functions, where a plain ``int`` is passed: ctypes converts it to a C
+``int`` and libffi widens it with sign extension on every 64-bit target, so a
+non-negative length below 2**31 (checked before) arrives intact as a
+``size_t``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import threading
+from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_int, c_int32,
+                    c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
+from typing import Any, Callable, List, Optional
+
+from ._errors import FORKED, ForkError, LibraryError, error_class
+
+#: The major version of the C ABI this binding was written for, and the
+#: lowest minor version it needs.
+ABI_MAJOR = 0
+ABI_MINOR_MIN = 1
+
+_lock = threading.Lock()
+_loaded = False
+_path: Optional[str] = None
+_pid = 0
+_version = (0, 0, 0)
+
+# Every byte of the address space as one ctypes char array: slicing it
+# (``MEM[p:p + n]``) copies n bytes at address p into a new ``bytes`` with no
+# foreign call. It is only ever sliced at (pointer, length) pairs the library
+# just returned.
+_Window = c_char * (1 << 62)
+MEM = _Window.from_address(0)
+
+
+class DbInfo(Structure):
+    """struct drydb_db_info."""
+    _fields_ = [("format_version", c_uint32), ("page_size", c_uint32),
+                ("file_size", c_int64), ("created_unix_ns", c_int64),
+                ("build_id", c_uint8 * 16), ("table_count", c_uint64),
+                ("reserved", c_uint64 * 4)]
+
+
+class TableInfo(Structure):
+    """struct drydb_table_info."""
+    _fields_ = [("key_kind", c_int32), ("nparts", c_uint32), ("parts", c_uint8 * 16),
+                ("rows", c_uint64), ("index_count", c_uint32), ("compression", c_int32),
+                ("level", c_int32), ("flags", c_uint32), ("reserved", c_uint64 * 4)]
+
+
+class IndexInfo(Structure):
+    """struct drydb_index_info."""
+    _fields_ = [("key_kind", c_int32), ("nparts", c_uint32), ("parts", c_uint8 * 16),
+                ("entries", c_uint64), ("unique", c_uint32), ("reserved0", c_uint32),
+                ("reserved", c_uint64 * 4)]
+
+
+class CacheStats(Structure):
+    """struct drydb_cache_stats."""
+    _fields_ = [("hits", c_uint64), ("misses", c_uint64), ("evictions", c_uint64),
+                ("bytes", c_uint64), ("reserved", c_uint64 * 4)]
+
+
+assert ctypes.sizeof(DbInfo) == 80 and ctypes.sizeof(TableInfo) == 80
+assert ctypes.sizeof(IndexInfo) == 72 and ctypes.sizeof(CacheStats) == 64
+
+# Functions called through the CDLL handle (GIL released): long calls.
+_LONG = {"open", "open_memory", "close", "verify", "builder_build_file",
+         "builder_build_memory", "builder_append_many", "builder_index_add_many",
+         "builder_free"}
+_RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
+             "errmsg": c_char_p, "free": None}
+_NAMES = [
+    "version", "version_string", "strerror", "errmsg",
+    "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
+    "table_name", "cache_stats", "table_open", "table_info", "get", "get_many",
+    "count", "rank", "at", "cursor_open", "cursor_open_prefix", "cursor_first",
+    "cursor_last", "cursor_next", "cursor_prev", "cursor_seek", "cursor_seek_exact",
+    "cursor_seek_row", "cursor_get", "cursor_primary_key", "cursor_next_batch",
+    "cursor_close", "index_open", "index_info", "index_get", "index_count",
+    "index_cursor_open", "index_cursor_open_prefix", "index_cursor_next_batch",
+    "builder_new", "builder_set_meta", "builder_table", "builder_index",
+    "builder_append", "builder_append_many", "builder_index_add",
+    "builder_index_add_many", "builder_build_file", "builder_build_memory",
+    "builder_free", "free", "set_memory_limit", "set_gc_percent",
+]
+
+# Populated by load(); declared for type checkers.
+version: Any
+version_string: Any
+strerror: Any
+errmsg: Any
+open: Any
+open_memory: Any
+close: Any
+verify: Any
+info: Any
+meta_get: Any
+table_count: Any
+table_name: Any
+cache_stats: Any
+table_open: Any
+table_info: Any
+get: Any
+get_many: Any
+count: Any
+rank: Any
+at: Any
+cursor_open: Any
+cursor_open_prefix: Any
+cursor_first: Any
+cursor_last: Any
+cursor_next: Any
+cursor_prev: Any
+cursor_seek: Any
+cursor_seek_exact: Any
+cursor_seek_row: Any
+cursor_get: Any
+cursor_primary_key: Any
+cursor_next_batch: Any
+cursor_close: Any
+index_open: Any
+index_info: Any
+index_get: Any
+index_count: Any
+index_cursor_open: Any
+index_cursor_open_prefix: Any
+index_cursor_next_batch: Any
+builder_new: Any
+builder_set_meta: Any
+builder_table: Any
+builder_index: Any
+builder_append: Any
+builder_append_many: Any
+builder_index_add: Any
+builder_index_add_many: Any
+builder_build_file: Any
+builder_build_memory: Any
+builder_free: Any
+free: Any
+set_memory_limit: Any
+set_gc_percent: Any
+
+
+def _candidates() -> List[str]:
+    env = os.environ.get("DRYDB_LIBRARY")
+    if env:
+        return [env]  # an explicit override is never second-guessed
+    out = []
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libdrydb.so")
+    if os.path.exists(here):
+        out.append(here)
+    found = ctypes.util.find_library("drydb")
+    if found:
+        out.append(found)
+    out.append("libdrydb.so.0")
+    return out
+
+
+def load() -> None:
+    """Load the library if it is not loaded yet (idempotent, thread-safe).
+
+    Raises :class:`drydb.LibraryError` if no usable library is found, or
+    :class:`drydb.ForkError` in a child forked after the library was loaded.
+    """
+    global _loaded, _path, _pid, _version
+    if _loaded:
+        if _pid != os.getpid():
+            _forked()
+        return
+    with _lock:
+        if _loaded:
+            return
+        errors = []
+        for cand in _candidates():
+            try:
+                # RTLD_NODELETE is set by the library itself; RTLD_GLOBAL not needed.
+                pydll = ctypes.PyDLL(cand)
+                cdll = ctypes.CDLL(cand)
+            except OSError as e:
+                errors.append("%s: %s" % (cand, e))
+                continue
+            try:
+                pydll.drydb_version
+            except AttributeError:
+                errors.append("%s: not libdrydb (no drydb_version)" % cand)
+                continue
+            major, minor, patch = c_int(), c_int(), c_int()
+            pydll.drydb_version.restype = None
+            pydll.drydb_version(byref(major), byref(minor), byref(patch))
+            v = (major.value, minor.value, patch.value)
+            if v[0] != ABI_MAJOR or v[1] < ABI_MINOR_MIN:
+                errors.append("%s: version %d.%d.%d, this binding needs %d.%d or a later %d.x"
+                              % (cand, v[0], v[1], v[2], ABI_MAJOR, ABI_MINOR_MIN, ABI_MAJOR))
+                continue
+            g = globals()
+            for name in _NAMES:
+                lib = cdll if name in _LONG else pydll
+                try:
+                    f = getattr(lib, "drydb_" + name)
+                except AttributeError:
+                    raise LibraryError("drydb: %s lacks drydb_%s (library too old?)"
+                                       % (cand, name)) from None
+                f.restype = _RESTYPES.get(name, c_int)
+                g[name] = f
+            _path, _version, _pid = cand, v, os.getpid()
+            os.register_at_fork(after_in_child=_poison)
+            _loaded = True
+            return
+        raise LibraryError("drydb: cannot load libdrydb (set DRYDB_LIBRARY to its path): "
+                           + "; ".join(errors))
+
+
+def _forked(*_args: Any) -> Any:
+    raise ForkError(
+        "drydb: this process was forked after libdrydb started (parent pid %d); the Go "
+        "runtime inside the library cannot run in a forked child. Use multiprocessing's "
+        "'spawn' or 'forkserver' start method (multiprocessing.get_context('spawn')), or "
+        "load drydb only in the children." % _pid, FORKED)
+
+
+def _poison() -> None:
+    g = globals()
+    for name in _NAMES:
+        g[name] = _forked
+
+
+def library_path() -> Optional[str]:
+    """Path of the loaded library (None before the first use)."""
+    return _path
+
+
+def library_version() -> tuple:
+    """(major, minor, patch) of the loaded library, loading it if needed."""
+    load()
+    return _version
+
+
+def fail(rc: int, context: str = "") -> "Exception":
+    """The exception for a failing status, with this thread's detail message."""
+    msg = b""
+    try:
+        m = errmsg()
+        msg = m or b""
+    except Exception:  # pragma: no cover - only if the library is gone
+        pass
+    text = msg.decode("utf-8", "replace") if msg else ""
+    if not text:
+        s = strerror(rc)
+        text = "drydb: " + (s.decode() if s else "status %d" % rc)
+    if context:
+        text = "%s (%s)" % (text, context)
+    return error_class(rc)(text, rc)
+
+
+def check(rc: int, context: str = "") -> None:
+    """Raise the exception for rc unless it is DRYDB_OK."""
+    if rc:
+        raise fail(rc, context)
+
+
+class Scratch(threading.local):
+    """Per-thread prebuilt argument objects for the hot single-row calls."""
+
+    def __init__(self) -> None:
+        self.p1 = c_void_p()
+        self.n1 = c_size_t()
+        self.p2 = c_void_p()
+        self.n2 = c_size_t()
+        self.p3 = c_void_p()
+        self.n3 = c_size_t()
+        self.u64 = c_uint64()
+        self.rp1 = byref(self.p1)
+        self.rn1 = byref(self.n1)
+        self.rp2 = byref(self.p2)
+        self.rn2 = byref(self.n2)
+        self.rp3 = byref(self.p3)
+        self.rn3 = byref(self.n3)
+        self.ru64 = byref(self.u64)
+
+
+scratch = Scratch()
+
+__all__ = ["load", "library_path", "library_version", "MEM", "scratch"]
+_unused: Callable[..., Any] = POINTER  # re-exported helpers used elsewhere
+_unused2 = (c_char_p, c_uint8)

@@ -1,0 +1,344 @@
+"""Writing: Builder, TableBuilder, IndexBuilder."""
+
+from __future__ import annotations
+
+import os
+from ctypes import byref, c_int64, c_size_t, c_ubyte, c_uint8, c_void_p, string_at
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
+
+from . import _lib as L
+from ._errors import CLOSED, ClosedError, Error
+from .codecs import META_PREFIX, Codec, get_codec
+from .keys import KEY_COMPOSITE, KeyCodec, KeySpec, key_kind
+
+__all__ = ["Builder", "TableBuilder", "IndexBuilder"]
+
+_CHUNK = 4096
+_COMPRESSIONS = {None: 0, "none": 0, "zstd": 1, "s2": 2}
+_DEFAULT: Any = object()
+
+
+def _compression(spec: Any) -> int:
+    if isinstance(spec, bool):
+        raise TypeError("drydb: compression must be None, 'zstd' or 's2'")
+    if isinstance(spec, int):
+        if spec in (0, 1, 2):
+            return spec
+        raise ValueError("drydb: unknown compression %d" % spec)
+    if spec is None or isinstance(spec, str):
+        try:
+            return _COMPRESSIONS[spec.lower() if isinstance(spec, str) else spec]
+        except KeyError:
+            raise ValueError("drydb: unknown compression %r (None, 'zstd' or 's2')" % spec) from None
+    raise TypeError("drydb: compression must be None, 'zstd' or 's2', not %r" % (spec,))
+
+
+def _as_bytes(v: Any, what: str) -> bytes:
+    if type(v) is bytes:
+        return v
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    raise TypeError("drydb: %s must be bytes-like (or give the table a codec), not %s"
+                    % (what, type(v).__name__))
+
+
+class Builder:
+    """Builds a database file.
+
+    ::
+
+        with drydb.Builder("items.drydb", compression="zstd") as b:
+            t = b.table("items", key="int64", codec="json")
+            t.add(1, {"name": "pen"})
+            t.add_many((i, {"n": i}) for i in range(2, 1000))
+
+    Rows may be added in any order (the library sorts them). The file is
+    written when the ``with`` block exits without an exception, to a temporary
+    name then renamed, so it appears complete or not at all; when the block
+    raises, nothing is written. Without ``with``, call :meth:`build` (or
+    :meth:`abort`). ``path=None`` builds in memory: :meth:`build` returns the
+    image as bytes (open it with :func:`drydb.open_memory`).
+
+    ``page_size``: a power of two in [512, 65536] (default 4096).
+    ``compression``: default for the tables: None, ``"zstd"`` or ``"s2"``.
+    ``memory_budget``: bytes of RAM for sorting before spilling to disk
+    (0 = library default). ``meta``: metadata pairs (read with ``db.meta``).
+    A builder belongs to one thread at a time.
+    """
+
+    def __init__(self, path: Union[str, "os.PathLike[str]", None], *, page_size: int = 4096,
+                 compression: Union[None, str, int] = None, memory_budget: int = 0,
+                 meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]] = None) -> None:
+        L.load()
+        self._h = c_void_p()
+        self._done = True
+        self.path = None if path is None else os.fspath(path)
+        if self.path is not None and not isinstance(self.path, str):
+            self.path = os.fsdecode(self.path)
+        for name, v in (("page_size", page_size), ("memory_budget", memory_budget)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError("drydb: %s must be an int" % name)
+        if page_size and (page_size < 512 or page_size > 65536 or page_size & (page_size - 1)):
+            raise ValueError("drydb: page_size must be a power of two in [512, 65536], not %d"
+                             % page_size)
+        if memory_budget < 0:
+            raise ValueError("drydb: memory_budget must be >= 0")
+        self._compression = _compression(compression)
+        L.check(L.builder_new(page_size, c_int64(memory_budget), byref(self._h)), "builder_new")
+        self._done = False
+        self._tables: Dict[str, TableBuilder] = {}
+        for k, v in (meta or {}).items():
+            self.set_meta(k, v)
+
+    def _check(self) -> None:
+        if self._done:
+            raise ClosedError("drydb: builder already built or aborted", CLOSED)
+
+    def set_meta(self, key: Union[str, bytes], value: Union[str, bytes]) -> None:
+        """Store a metadata pair (str is stored as UTF-8)."""
+        self._check()
+        k = key.encode("utf-8") if isinstance(key, str) else _as_bytes(key, "meta key")
+        v = value.encode("utf-8") if isinstance(value, str) else _as_bytes(value, "meta value")
+        L.check(L.builder_set_meta(self._h, k, len(k), v, c_size_t(len(v))), "set_meta")
+
+    def table(self, name: str, key: KeySpec = "bytes", *, compression: Any = _DEFAULT,
+              level: int = 0, dictionary: bool = False,
+              codec: Union[None, str, Codec] = None) -> "TableBuilder":
+        """Add a table and return its :class:`TableBuilder`.
+
+        ``key``: the key kind (see :func:`drydb.keys.key_kind`): ``"int64"``,
+        ``"uint64"``, ``"float64"``, ``"string"``, ``"bytes"``, ``"uuid"``,
+        ``"ulid"``, a type (``int``, ``str``...), or a tuple for a composite
+        key. ``compression`` defaults to the builder's; ``level`` 0 is the
+        default level; ``dictionary=True`` trains a compression dictionary.
+        ``codec`` (``"json"``, ``"msgpack"``, an object) encodes values and is
+        recorded in the file, so readers decode with it by default.
+        """
+        self._check()
+        if not isinstance(name, str):
+            raise TypeError("drydb: table name must be a str")
+        if not name or "\x00" in name:
+            raise ValueError("drydb: table name must be non-empty without NUL")
+        if name in self._tables:
+            raise ValueError("drydb: table %r added twice" % name)
+        kind, parts = key_kind(key)
+        comp = self._compression if compression is _DEFAULT else _compression(compression)
+        if not isinstance(level, int) or isinstance(level, bool):
+            raise TypeError("drydb: level must be an int")
+        c = get_codec(codec)
+        h = c_void_p()
+        pbuf = (c_uint8 * len(parts))(*parts) if parts else None
+        L.check(L.builder_table(self._h, name.encode("utf-8"), kind, pbuf, c_size_t(len(parts)),
+                                comp, level, 1 if dictionary else 0, byref(h)),
+                "table %r" % name)
+        if c is not None:
+            cname = getattr(c, "name", None)
+            if isinstance(cname, str) and cname:
+                self.set_meta(META_PREFIX + name.encode("utf-8"), cname)
+        tb = TableBuilder(self, name, h, KeyCodec(kind, parts), c)
+        self._tables[name] = tb
+        return tb
+
+    def build(self) -> Optional[bytes]:
+        """Write the database (file: temporary name, sync, rename; the GIL is
+        released) and free the builder. Returns the image for ``path=None``.
+        Raises :class:`DuplicateKeyError` if a key was added twice."""
+        self._check()
+        try:
+            for tb in self._tables.values():
+                tb._flush()
+            if self.path is None:
+                p, n = c_void_p(), c_size_t()
+                L.check(L.builder_build_memory(self._h, byref(p), byref(n)), "build")
+                try:
+                    return string_at(p.value, n.value) if n.value else b""
+                finally:
+                    L.free(p)
+            L.check(L.builder_build_file(self._h, os.fsencode(self.path)), "build %r" % self.path)
+            return None
+        finally:
+            self._free()
+
+    def abort(self) -> None:
+        """Discard everything; no file is written. Idempotent."""
+        if not self._done:
+            self._free()
+
+    def _free(self) -> None:
+        self._done = True
+        for tb in self._tables.values():
+            tb._pending.clear()
+        if self._h.value:
+            h, self._h = self._h, c_void_p()
+            L.builder_free(h)
+
+    def __enter__(self) -> "Builder":
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.build()
+        else:
+            self.abort()
+
+    def __del__(self) -> None:
+        try:
+            self.abort()
+        except Exception:
+            pass
+
+
+IndexFunc = Callable[[Any, Any], Any]
+
+
+class TableBuilder:
+    """A table being built (from :meth:`Builder.table`)."""
+
+    def __init__(self, b: Builder, name: str, h: c_void_p, key: KeyCodec,
+                 codec: Optional[Codec]) -> None:
+        self._b = b
+        self._h = h
+        self.name = name
+        self._key = key
+        self._enc = key.encode
+        self._venc = codec.encode if codec is not None else None
+        self._funcs: List[Tuple["IndexBuilder", IndexFunc]] = []
+        self._pending: List[Tuple[bytes, bytes]] = []
+
+    def _value(self, v: Any) -> bytes:
+        if self._venc is not None:
+            return self._venc(v)
+        return _as_bytes(v, "value")
+
+    def _index_rows(self, key: Any, k: bytes, value: Any) -> None:
+        for ib, f in self._funcs:
+            r = f(key, value)
+            if r is None:
+                continue
+            if isinstance(r, list):
+                for ik in r:
+                    ib.add(ik, k, _encoded=True)
+            else:
+                ib.add(r, k, _encoded=True)
+
+    def add(self, key: Any, value: Any) -> None:
+        """Add a row (any order). Raises :class:`KeyTooLargeError` or
+        :class:`BadKeyError` at once; a duplicate key is reported by the build."""
+        self._b._check()
+        k = self._enc(key)
+        v = self._value(value)
+        if self._funcs:
+            self._index_rows(key, k, value)
+        self._pending.append((k, v))
+        if len(self._pending) >= _CHUNK:
+            self._flush()
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.add(key, value)
+
+    def add_many(self, rows: Iterable[Tuple[Any, Any]]) -> int:
+        """Add ``(key, value)`` pairs from any iterable (batched: one library
+        call per few thousand rows). Returns the number added."""
+        self._b._check()
+        enc, val, pending, funcs = self._enc, self._value, self._pending, self._funcs
+        n = 0
+        for row in rows:
+            try:
+                key, value = row
+            except (TypeError, ValueError):
+                raise TypeError("drydb: add_many() takes (key, value) pairs, got %r" % (row,)) from None
+            k = enc(key)
+            pending.append((k, val(value)))
+            if funcs:
+                self._index_rows(key, k, value)
+            n += 1
+            if len(pending) >= _CHUNK:
+                self._flush()
+        self._flush()
+        return n
+
+    def _flush(self) -> None:
+        rows = self._pending
+        if not rows:
+            return
+        n = len(rows)
+        keys = [r[0] for r in rows]
+        vals = [r[1] for r in rows]
+        rows.clear()
+        klens = (c_size_t * n)(*map(len, keys))
+        vlens = (c_size_t * n)(*map(len, vals))
+        L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), klens,
+                                      b"".join(vals), vlens), "table %r" % self.name)
+
+    def index(self, name: str, key: KeySpec = "bytes", *, unique: bool = False,
+              func: Optional[IndexFunc] = None) -> "IndexBuilder":
+        """Add a secondary index of this table.
+
+        With ``func``, every row added from now on is indexed by
+        ``func(key, value)`` (the Python value, before the codec): it returns
+        an index key, None (no entry) or a list of index keys (one entry
+        each). Without it, give entries with :meth:`IndexBuilder.add`.
+        Declare indexes before adding rows when using ``func``.
+        """
+        self._b._check()
+        if not isinstance(name, str):
+            raise TypeError("drydb: index name must be a str")
+        if func is not None and not callable(func):
+            raise TypeError("drydb: index func must be callable")
+        kind, parts = key_kind(key)
+        h = c_void_p()
+        pbuf = (c_uint8 * len(parts))(*parts) if parts else None
+        L.check(L.builder_index(self._h, name.encode("utf-8"), 1 if unique else 0, kind, pbuf,
+                                c_size_t(len(parts)), byref(h)), "index %r" % name)
+        ib = IndexBuilder(self, name, h, KeyCodec(kind, parts))
+        if func is not None:
+            self._funcs.append((ib, func))
+        return ib
+
+
+class IndexBuilder:
+    """An index being built (from :meth:`TableBuilder.index`)."""
+
+    def __init__(self, tb: TableBuilder, name: str, h: c_void_p, key: KeyCodec) -> None:
+        self._tb = tb
+        self._h = h
+        self.name = name
+        self._key = key
+
+    def add(self, index_key: Any, primary_key: Any, *, _encoded: bool = False) -> None:
+        """Add an entry: ``index_key`` points at the row whose key is ``primary_key``."""
+        self._tb._b._check()
+        ik = self._key.encode(index_key)
+        pk = primary_key if _encoded else self._tb._enc(primary_key)
+        L.check(L.builder_index_add(self._h, ik, len(ik), pk, c_size_t(len(pk))),
+                "index %r" % self.name)
+
+    def add_many(self, entries: Iterable[Tuple[Any, Any]]) -> int:
+        """Add ``(index_key, primary_key)`` pairs. Returns the number added."""
+        self._tb._b._check()
+        enc, penc = self._key.encode, self._tb._enc
+        iks: List[bytes] = []
+        pks: List[bytes] = []
+        total = 0
+        for e in entries:
+            ik, pk = e
+            iks.append(enc(ik))
+            pks.append(penc(pk))
+            if len(iks) >= _CHUNK:
+                total += self._send(iks, pks)
+        total += self._send(iks, pks)
+        return total
+
+    def _send(self, iks: List[bytes], pks: List[bytes]) -> int:
+        n = len(iks)
+        if n:
+            il = (c_size_t * n)(*map(len, iks))
+            pl = (c_size_t * n)(*map(len, pks))
+            L.check(L.builder_index_add_many(self._h, c_size_t(n), b"".join(iks), il,
+                                             b"".join(pks), pl), "index %r" % self.name)
+            iks.clear()
+            pks.clear()
+        return n
+
+
+_unused = (c_ubyte, KEY_COMPOSITE, Error)
