@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -29,8 +30,14 @@ type cache struct {
 	slots  []slot
 	shards [cacheShards]cacheShard
 	missMu sync.Mutex
-	hand   int
-	freed  atomic.Bool
+	// hints maps a hash of the packed key to a slot (index+1) so that most
+	// hits take no lock: pin the slot, then check its tag. Hints may be
+	// stale or collide; the locked map stays the source of truth.
+	hints     []atomic.Int32
+	hintShift uint
+	oldHits   atomic.Uint64 // hits of slots since evicted
+	hand      int
+	freed     atomic.Bool
 
 	transMu sync.Mutex
 	trans   map[int32][]byte
@@ -54,12 +61,15 @@ type cacheKey struct {
 }
 
 type slot struct {
-	pins  atomic.Int32
-	ref   atomic.Uint32
-	key   cacheKey
-	used  bool
-	ready chan struct{} // closed when loaded; nil once settled
-	err   error
+	pins   atomic.Int32
+	ref    atomic.Uint32
+	tag    atomic.Uint64 // packed key for the lock-free hit path; 0 = none
+	loaded atomic.Bool   // decoded without error
+	hits   atomic.Uint64
+	key    cacheKey
+	used   bool
+	ready  chan struct{} // closed when loaded; nil once settled
+	err    error
 }
 
 func newCache(bytes int64, pageSize int) (*cache, error) {
@@ -75,6 +85,12 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
 	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n), trans: map[int32][]byte{}}
+	hn := 1
+	for hn < 4*int(n) {
+		hn <<= 1
+	}
+	c.hints = make([]atomic.Int32, hn)
+	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
 	for i := range c.shards {
 		c.shards[i].m = map[cacheKey]int32{}
 	}
@@ -91,8 +107,32 @@ func (c *cache) slotMem(i int32) []byte {
 	return c.mem[o : o+c.ps : o+c.ps]
 }
 
+// evicting is added to a slot's pin count while it changes hands: readers
+// that pin it meanwhile see a negative count and back off.
+const evicting = -1 << 30
+
+func packTag(t *tree, off uint64) uint64 { return uint64(t.cacheID)<<48 | off }
+
+func (c *cache) hint(tag uint64) *atomic.Int32 {
+	return &c.hints[(tag*0x9E3779B97F4A7C15)>>c.hintShift]
+}
+
 // get returns the decoded leaf at block offset off of tree t, pinned.
 func (c *cache) get(t *tree, off uint64) (node, error) {
+	tag := packTag(t, off)
+	if j := c.hint(tag).Load(); j > 0 {
+		s := &c.slots[j-1]
+		if s.tag.Load() == tag {
+			if s.pins.Add(1) > 0 && s.tag.Load() == tag && s.loaded.Load() {
+				if s.ref.Load() == 0 {
+					s.ref.Store(1)
+				}
+				s.hits.Add(1)
+				return node{p: c.slotMem(j - 1), pin: j - 1}, nil
+			}
+			s.pins.Add(-1)
+		}
+	}
 	k := cacheKey{t, off}
 	sh := c.shard(k)
 	sh.mu.RLock()
@@ -137,8 +177,10 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	s := &c.slots[i]
 	s.key, s.used, s.err = k, true, nil
 	s.ready = make(chan struct{})
-	s.pins.Store(1)
 	s.ref.Store(1)
+	tag := packTag(t, k.off)
+	s.tag.Store(tag)
+	s.pins.Add(1 - evicting) // hand over: our pin, plus any readers backing off
 	sh.mu.Lock()
 	sh.m[k] = i
 	sh.mu.Unlock()
@@ -146,6 +188,10 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 
 	p, err := c.decode(t, k.off, c.slotMem(i))
 	s.err = err
+	if err == nil {
+		s.loaded.Store(true)
+		c.hint(tag).Store(i + 1)
+	}
 	close(s.ready)
 	if err != nil {
 		// Forget the failed page so that a later read tries again.
@@ -182,7 +228,10 @@ func (c *cache) victim() int32 {
 		c.hand = (c.hand + 1) % n
 		s := &c.slots[i]
 		if !s.used {
-			return i
+			if s.pins.CompareAndSwap(0, evicting) {
+				return i
+			}
+			continue
 		}
 		if s.pins.Load() != 0 {
 			continue
@@ -193,14 +242,17 @@ func (c *cache) victim() int32 {
 		}
 		sh := c.shard(s.key)
 		sh.mu.Lock()
-		// Pins are only taken under the shard's read lock, so with the write
-		// lock held a zero pin count stays zero.
-		if s.pins.Load() != 0 {
+		// A pin taken from here on (locked or lock-free) sees the evicting
+		// count and backs off; one taken before makes the swap fail.
+		if !s.pins.CompareAndSwap(0, evicting) {
 			sh.mu.Unlock()
 			continue
 		}
+		s.tag.Store(0)
+		s.loaded.Store(false)
 		delete(sh.m, s.key)
 		sh.mu.Unlock()
+		c.oldHits.Add(s.hits.Swap(0))
 		c.evictions.Add(1)
 		s.used = false
 		return i
@@ -248,6 +300,10 @@ func (c *cache) stats() CacheStats {
 	var st CacheStats
 	for i := range c.shards {
 		st.Hits += c.shards[i].hits.Load()
+	}
+	st.Hits += c.oldHits.Load()
+	for i := range c.slots {
+		st.Hits += c.slots[i].hits.Load()
 	}
 	st.Misses = c.misses.Load()
 	st.Evictions = c.evictions.Load()

@@ -49,6 +49,7 @@ type DB struct {
 	tables   []*Table
 	byName   map[string]*Table
 	cache    *cache
+	cacheIDs uint16
 	closed   atomic.Bool
 }
 
@@ -257,6 +258,13 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 		t.codec = codec
 	}
 	t.tree = tree{db: db, desc: ct.Tree, codec: t.codec, name: what, k8: fixed8(enc)}
+	if t.codec != nil {
+		if db.cacheIDs == 1<<16-1 {
+			return nil, fmt.Errorf("%w: more than %d compressed tables", ErrTooLarge, 1<<16-1)
+		}
+		db.cacheIDs++
+		t.tree.cacheID = db.cacheIDs
+	}
 	for i := range ct.Indexes {
 		ci := &ct.Indexes[i]
 		ienc, err := keyenc.UnmarshalEncoding(ci.Encoding)

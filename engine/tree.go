@@ -16,6 +16,8 @@ type tree struct {
 	name  string
 	// k8: every key is 8 bytes and branches hold full 8-byte separators.
 	k8 bool
+	// cacheID numbers the compressed trees of a DB (from 1) for cache tags.
+	cacheID uint16
 }
 
 // node is a node being read: its bytes and, for a cached leaf, the cache
