@@ -79,7 +79,7 @@ namespace DryDB.Tests
                 var parts = L(e["parts"]).Cast<string>().ToList();
                 var vals = L(e["values"]);
                 var c = Keys.Composite();
-                for (int i = 0; i < parts.Count; i++)
+                for (int i = 0; i < vals.Count; i++) // fewer values than parts: a tuple prefix
                 {
                     var v = vals[i];
                     switch (parts[i])
