@@ -279,13 +279,14 @@ class Database:
         rc = L.table_open(self._h, name.encode("utf-8"), byref(h))
         if rc:
             raise self._fail(rc, "table %r" % name)
+        cache = codec is _AUTO and not raw_keys
         if codec is _AUTO:
             recorded = self.meta(META_PREFIX + name.encode("utf-8"))
             codec = recorded.decode("utf-8") if recorded else None
         t = Table(self, name, h, get_codec(codec), raw_keys)
         self._children.add(t)
-        if codec is _AUTO or (not raw_keys and name not in self._tables):
-            self._tables.setdefault(name, t) if not raw_keys else None
+        if cache:
+            self._tables[name] = t
         return t
 
     def __getitem__(self, name: str) -> "Table":
