@@ -270,12 +270,7 @@ namespace DryDB
         /// <summary>The current key decoded as int64.</summary>
         public long KeyInt64 { get { On(); if (klen != 8) throw new InvalidOperationException("key is not 8 bytes"); return Keys.ReadInt64(key); } }
 
-        static byte[] Copy(byte* p, int n)
-        {
-            var r = new byte[n];
-            if (n > 0) Marshal.Copy((IntPtr)p, r, 0, n);
-            return r;
-        }
+        static byte[] Copy(byte* p, int n) { return Native.Copy(p, n); }
 
 #if NETCOREAPP || NETSTANDARD2_1
         /// <summary>The current key without copying; valid until the cursor moves.</summary>

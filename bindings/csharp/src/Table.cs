@@ -109,7 +109,7 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return -1;
                 if (rc != Native.OK) throw Native.Error(rc);
                 int n = (int)(ulong)vl;
-                if (n <= dest.Length && n > 0) Marshal.Copy((IntPtr)v, dest, 0, n);
+                if (n <= dest.Length && n > 0) fixed (byte* d = dest) Buffer.MemoryCopy(v, d, n, n);
                 return n;
             }
             finally { if (added) db.Handle.DangerousRelease(); }
