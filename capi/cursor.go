@@ -76,6 +76,8 @@ type cursorObj struct {
 	d      *dbObj
 	c      engCursor
 	ic     *engine.IndexCursor // nil for table cursors
+	tc     *engine.Cursor      // table cursors: the concrete type, for the batch fast path
+	gk, gv [][]byte            // plainBatch scratch
 	fresh  bool                // never positioned: next acts as first, prev as last
 	closed bool
 	get    arena // drydb_cursor_get
@@ -127,6 +129,7 @@ func (c *cursorObj) done() {
 
 func newCursor(d *dbObj, ec engCursor, ic *engine.IndexCursor, out *C.uintptr_t) C.int {
 	co := &cursorObj{d: d, c: ec, ic: ic, fresh: true}
+	co.tc, _ = ec.(*engine.Cursor)
 	h := newHandle(kindCursor, co)
 	if h == 0 {
 		ec.Close()
@@ -461,6 +464,9 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 	}
 	m := int(max)
 	ks, kl := unsafe.Slice(keys, m), unsafe.Slice(klens, m)
+	if !index && c.tc != nil && !c.tc.Pinned() {
+		return plainBatch(c, reverse != 0, ks, kl, vals, vlens, n)
+	}
 	var vs **C.uint8_t
 	var vl *C.size_t
 	var ps []*C.uint8_t
@@ -555,4 +561,49 @@ func drydb_cursor_next_batch(h C.uintptr_t, reverse C.int, max C.size_t, keys **
 //export drydb_index_cursor_next_batch
 func drydb_index_cursor_next_batch(h C.uintptr_t, reverse C.int, max C.size_t, ikeys **C.uint8_t, iklens *C.size_t, pks **C.uint8_t, pklens *C.size_t, vals **C.uint8_t, vlens *C.size_t, n *C.size_t) C.int {
 	return nextBatch(h, reverse, max, ikeys, iklens, pks, pklens, vals, vlens, n, true)
+}
+
+// plainBatch fills a batch from a cursor over an uncompressed table: every
+// key and value lies in the mapping, so the engine fills Go slices in one
+// tight loop and this one only converts them to pointers. Afterwards the
+// cursor steps past the last row read, as the header promises.
+func plainBatch(c *cursorObj, reverse bool, ks []*C.uint8_t, kl []C.size_t, vals **C.uint8_t, vlens *C.size_t, n *C.size_t) C.int {
+	m := len(ks)
+	tc := c.tc
+	if cap(c.gk) < m {
+		c.gk, c.gv = make([][]byte, m), make([][]byte, m)
+	}
+	gk, gv := c.gk[:m], c.gv[:m]
+	if vals == nil {
+		gv = nil
+	}
+	got := tc.NextBatch(gk, gv, reverse)
+	if err := tc.Err(); err != nil {
+		return fail(err)
+	}
+	for i, k := range gk[:got] {
+		ks[i], kl[i] = cptr(k), C.size_t(len(k))
+	}
+	if vals != nil {
+		vs, vl := unsafe.Slice(vals, m), unsafe.Slice(vlens, m)
+		for i, v := range gv[:got] {
+			vs[i], vl[i] = cptr(v), C.size_t(len(v))
+		}
+	}
+	clear(gk[:got])
+	if gv != nil {
+		clear(gv[:got])
+	}
+	if got > 0 {
+		if reverse {
+			tc.Prev()
+		} else {
+			tc.Next()
+		}
+	}
+	*n = C.size_t(got)
+	if got == 0 {
+		return codeNotFound
+	}
+	return codeOK
 }

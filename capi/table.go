@@ -17,6 +17,7 @@ import (
 type tableObj struct {
 	d      *dbObj
 	t      *engine.Table
+	plain  bool // uncompressed: every value lies in the mapping
 	enc    keyenc.Encoding
 	handle uintptr
 	ixs    map[string]uintptr // index handles, guarded by d.mu
@@ -75,7 +76,8 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	if err != nil {
 		return fail(err)
 	}
-	to := &tableObj{d: d, t: t, enc: t.Encoding(), ixs: map[string]uintptr{}}
+	c := t.Compression()
+	to := &tableObj{d: d, t: t, enc: t.Encoding(), ixs: map[string]uintptr{}, plain: c.Kind == engine.CompressNone && c.Filter == ""}
 	to.handle = newHandle(kindTable, to)
 	if to.handle == 0 {
 		return failf(codeNoMem, "too many open handles")
@@ -179,6 +181,15 @@ func drydb_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vl
 		return fail(err)
 	}
 	defer debug.SetPanicOnFault(faults())
+	if t.plain {
+		// Uncompressed tables: the value lies in the mapping.
+		v, err := t.t.Get(k)
+		if err != nil {
+			return fail(err)
+		}
+		*val, *vlen = cptr(v), C.size_t(len(v))
+		return codeOK
+	}
 	v, err := t.t.GetPinned(k)
 	if err != nil {
 		return fail(err)

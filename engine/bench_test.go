@@ -449,3 +449,19 @@ func BenchmarkIndex(b *testing.B) {
 		}
 	})
 }
+
+func BenchmarkRange100Batch(b *testing.B) {
+	db := benchDB(b, 10_000, Compression{})
+	defer db.Close()
+	t, _ := db.Table("bench")
+	lo, hi := Incl(benchKey(2000)), Incl(benchKey(2099))
+	keys, vals := make([][]byte, 128), make([][]byte, 128)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		c := t.NewCursor(lo, hi)
+		c.First()
+		if n := c.NextBatch(keys, vals, false); n != 100 {
+			b.Fatal(n)
+		}
+	}
+}

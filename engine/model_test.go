@@ -206,6 +206,41 @@ func checkTable(t *testing.T, r *rand.Rand, tbl *Table, m *model) {
 		if j != a-1 {
 			t.Fatalf("reverse scan ended at %d, want %d", j, a-1)
 		}
+		// Batches of random sizes, both directions, must give the same rows.
+		for _, reverse := range []bool{false, true} {
+			bs := 1 + r.Intn(7)
+			keys, vals := make([][]byte, bs), make([][]byte, bs)
+			var ok bool
+			j, step := a, 1
+			if reverse {
+				ok, j, step = c.Last(), b-1, -1
+			} else {
+				ok = c.First()
+			}
+			for ok {
+				n := c.NextBatch(keys, vals, reverse)
+				if n == 0 {
+					t.Fatalf("empty batch on a valid cursor")
+				}
+				for x := 0; x < n; x++ {
+					if j < a || j >= b || !bytes.Equal(keys[x], m.keys[j]) || !bytes.Equal(vals[x], m.vals[j]) {
+						t.Fatalf("batch (reverse %v, size %d) row %d: got %x", reverse, bs, j, keys[x])
+					}
+					j += step
+				}
+				if !bytes.Equal(c.Key(), keys[n-1]) {
+					t.Fatalf("cursor not left on the last row read")
+				}
+				if reverse {
+					ok = c.Prev()
+				} else {
+					ok = c.Next()
+				}
+			}
+			if c.Err() != nil || (!reverse && j != b) || (reverse && j != a-1) {
+				t.Fatalf("batch walk %v..%v reverse %v ended at %d (%v)", lo, hi, reverse, j, c.Err())
+			}
+		}
 		// Seek inside the range
 		sk := randBound(r, m).Key
 		want := max(m.lower(sk), a)
