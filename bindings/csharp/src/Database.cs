@@ -35,7 +35,7 @@ namespace DryDB
     {
         internal readonly DatabaseHandle Handle;
         readonly Dictionary<string, Table> tables = new Dictionary<string, Table>();
-        string[] names;
+        System.Collections.ObjectModel.ReadOnlyCollection<string> names;
 
         Database(DatabaseHandle h) { Handle = h; }
 
@@ -126,8 +126,8 @@ namespace DryDB
                         Native.Check(Native.drydb_table_name(db, (UIntPtr)i, &name));
                         r[i] = Native.FromCString((IntPtr)name);
                     }
-                    names = r;
-                    return r;
+                    names = Array.AsReadOnly(r);
+                    return names;
                 }
                 finally { if (added) Handle.DangerousRelease(); }
             }
@@ -168,7 +168,7 @@ namespace DryDB
         public bool HasTable(string name)
         {
             if (name == null) throw new ArgumentNullException("name");
-            return Array.IndexOf((string[])Tables, name) >= 0;
+            return ((IList<string>)Tables).Contains(name);
         }
 
         public DatabaseInfo Info
