@@ -205,7 +205,7 @@ namespace DryDB
             this.owner = owner; Name = name; KeyKind = kind; this.tb = tb;
         }
 
-        void Kind(KeyKind want) { Table.CheckKind(KeyKind, want, "table '" + Name + "'"); }
+        void Kind(KeyKind want) { if (KeyKind != want) Table.CheckKind(KeyKind, want, "table '" + Name + "'"); }
 
         /// <summary>Hot path: appends a row given as pointers (key and value are copied).</summary>
         public void Append(byte* key, int keyLength, byte* value, int valueLength)
@@ -402,8 +402,8 @@ namespace DryDB
             }
             finally { owner.Exit(added); }
         }
-        public void Add(long indexKey, byte[] primaryKey) { Table.CheckKind(KeyKind, KeyKind.Int64, "index '" + Name + "'"); Add(Keys.Int64(indexKey), primaryKey); }
-        public void Add(string indexKey, byte[] primaryKey) { Table.CheckKind(KeyKind, KeyKind.String, "index '" + Name + "'"); Add(Keys.String(indexKey), primaryKey); }
+        public void Add(long indexKey, byte[] primaryKey) { if (KeyKind != KeyKind.Int64) Table.CheckKind(KeyKind, KeyKind.Int64, "index '" + Name + "'"); Add(Keys.Int64(indexKey), primaryKey); }
+        public void Add(string indexKey, byte[] primaryKey) { if (KeyKind != KeyKind.String) Table.CheckKind(KeyKind, KeyKind.String, "index '" + Name + "'"); Add(Keys.String(indexKey), primaryKey); }
 
         /// <summary>Adds many entries (index key, primary key), 1024 per crossing.</summary>
         public void AddMany(IEnumerable<KeyValuePair<byte[], byte[]>> entries)

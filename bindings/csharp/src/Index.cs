@@ -45,7 +45,7 @@ namespace DryDB
 
         public override string ToString() { return "Index(" + table.Name + "." + Name + ", " + KeyKind + ")"; }
 
-        void Kind(KeyKind want) { Table.CheckKind(KeyKind, want, "index '" + Name + "'"); }
+        void Kind(KeyKind want) { if (KeyKind != want) Table.CheckKind(KeyKind, want, "index '" + Name + "'"); }
 
         // ------------------------------------------------------------ get
 

@@ -66,7 +66,7 @@ namespace DryDB
             if (have != want)
                 throw new ArgumentException(string.Format("{0} has {1} keys; a {2} key does not fit it (use the byte[] overload with an encoded key)", what, have, want));
         }
-        void Kind(KeyKind want) { CheckKind(KeyKind, want, "table '" + Name + "'"); }
+        void Kind(KeyKind want) { if (KeyKind != want) CheckKind(KeyKind, want, "table '" + Name + "'"); }
 
         static void CheckKey(byte[] key, string name)
         {
