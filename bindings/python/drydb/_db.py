@@ -13,7 +13,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
 from . import _lib as L
 from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, ClosedError, Error)
 from .codecs import META_PREFIX, Codec, get_codec
-from .keys import KIND_NAMES, KEY_INT64, KEY_UINT64, KeyCodec
+from .keys import KIND_NAMES, KEY_INT64, KEY_STRING, KEY_UINT64, KeyCodec
 
 __all__ = ["Database", "Table", "Index", "Cursor", "open", "open_memory"]
 
@@ -608,10 +608,12 @@ class Table(_Keyed):
         rn = byref(n)
         rev = 1 if reverse else 0
         mem = _MEM
-        nb = L.cursor_next_batch
+        kk = self._key
+        fixed = 0 if kk.raw else {KEY_INT64: 1, KEY_UINT64: 2, KEY_STRING: 3}.get(kk.kind, 0)
+        fb = int.from_bytes
         try:
             while True:
-                rc = nb(ch, rev, _BATCH, ks, kl, vs, vl, rn)
+                rc = L.cursor_next_batch(ch, rev, _BATCH, ks, kl, vs, vl, rn)
                 if rc:
                     if rc == NOTFOUND:
                         return
@@ -623,7 +625,14 @@ class Table(_Keyed):
                     else:
                         yield from [vdec(mem[p:p + q]) for p, q in zip(vs[:m], vl[:m])]
                     continue
-                keys = [kdec(mem[p:p + q]) for p, q in zip(ks[:m], kl[:m])]
+                if fixed == 1:  # int64: no Python-level call per key
+                    keys = [fb(mem[p:p + 8], "big") - _SIGN for p in ks[:m]]
+                elif fixed == 2:  # uint64
+                    keys = [fb(mem[p:p + 8], "big") for p in ks[:m]]
+                elif fixed == 3:  # string
+                    keys = [mem[p:p + q].decode("utf-8") for p, q in zip(ks[:m], kl[:m])]
+                else:
+                    keys = [kdec(mem[p:p + q]) for p, q in zip(ks[:m], kl[:m])]
                 if what == 1:
                     yield from keys
                 elif vdec is None:

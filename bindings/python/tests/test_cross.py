@@ -23,6 +23,13 @@ def _expected():
         return json.load(f)
 
 
+def _link_library(d):
+    """libdrydb.so and libdrydb.so.0 (the SONAME) in d, pointing at the tested library."""
+    lib = os.path.abspath(os.environ["DRYDB_LIBRARY"])
+    for name in ("libdrydb.so", "libdrydb.so.0"):
+        os.symlink(lib, str(d / name))
+
+
 def _h(x):
     return None if x is None else bytes.fromhex(x)
 
@@ -79,11 +86,8 @@ def test_c_reads_python_built(tmp_path):
     cc = shutil.which("cc") or shutil.which("gcc")
     if cc is None:
         pytest.skip("no C compiler")
-    lib = os.environ["DRYDB_LIBRARY"]
     exe = str(tmp_path / "read_python_built")
-    libdir = os.path.dirname(lib)
-    link = str(tmp_path / "libdrydb.so")
-    os.symlink(lib, link)
+    _link_library(tmp_path)
     subprocess.run([cc, "-std=c99", "-O1", "-I", os.path.join(ROOT, "include"),
                     os.path.join(HERE, "c", "read_python_built.c"), "-o", exe,
                     "-L", str(tmp_path), "-ldrydb", "-Wl,-rpath," + str(tmp_path)],
@@ -96,7 +100,7 @@ def test_c_reads_python_built(tmp_path):
         p = b.table("pairs", key=("string", "int64"), compression="zstd")
         p.add_many(((s, n), ("%s%d" % (s, n)).encode()) for s in "cba" for n in range(-5, 5))
     out = subprocess.run([exe, path], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, LD_LIBRARY_PATH=libdir))
+                         env=dict(os.environ, LD_LIBRARY_PATH=str(tmp_path)))
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "ok"
 
@@ -107,8 +111,7 @@ def test_c_builder_file_fresh(tmp_path):
     src = os.path.join(ROOT, "tests", "c", "make_vectors.c")
     if cc is None or not os.path.exists(src):
         pytest.skip("no C compiler or tests/c/make_vectors.c")
-    lib = os.environ["DRYDB_LIBRARY"]
-    os.symlink(lib, str(tmp_path / "libdrydb.so"))
+    _link_library(tmp_path)
     exe = str(tmp_path / "make_vectors")
     subprocess.run([cc, "-std=c99", "-I", os.path.join(ROOT, "include"), src, "-o", exe,
                     "-L", str(tmp_path), "-ldrydb", "-Wl,-rpath," + str(tmp_path)], check=True)
