@@ -6,7 +6,9 @@ docs/bench.png. Called by bench/run; safe to rerun by hand:
 
 Tables: one per language and row count, stores x shapes (median ns per
 operation), then the same as ratios against a reference peer measured in the
-same run (default LMDB; < 1 means faster than the reference).
+same run (default LMDB; < 1 means faster than the reference). A language
+without the reference uses its own (LANG_REFS: Go compares with bbolt), and
+LANG_REFS may add more (Go: also its floor, the sorted array).
 """
 import datetime
 import json
@@ -29,8 +31,13 @@ SHAPES = [
     ("open_get", "open + first get"),
     ("build", "build (per row)"),
 ]
-LANGS = [("c", "C"), ("python", "Python"), ("csharp", "C# (Mono)")]
-ORDER = ["drydb", "array", "dict", "dictionary", "tinycdb", "lmdb", "sqlite", "sqlite_tuned", "rocksdb"]
+LANGS = [("c", "C"), ("go", "Go"), ("python", "Python"), ("csharp", "C# (Mono)")]
+ORDER = ["drydb", "array", "dict", "dictionary", "tinycdb", "lmdb", "bbolt", "sqlite", "sqlite_tuned", "rocksdb"]
+# reference peers of a language, tried after --ref: the first present gets the
+# bold row; each present one gets a ratio table
+LANG_REFS = {"go": ["bbolt", "array"]}
+FLOORS = {"array": "a sorted array searched in memory", "dict": "a dict in memory",
+          "dictionary": "a Dictionary in memory"}
 
 
 def sh(cmd):
@@ -59,6 +66,7 @@ def machine():
         ("memory", mem),
         ("OS", "%s; `%s`" % (osname, " ".join(platform.uname()[i] for i in (0, 2, 3, 4)))),
         ("gcc", sh("gcc --version | head -n 1")),
+        ("Go", sh("go version")),
         ("Python", sh("%s --version" % os.environ.get("BENCH_PYTHON", "python3"))),
         ("Mono", sh("mono --version | head -n 1")),
         ("mcs", sh("mcs --version")),
@@ -113,7 +121,12 @@ def stores_of(res, lang, rows):
     return sorted(found, key=lambda s: (ORDER.index(s) if s in ORDER else 99, s))
 
 
-def table(res, lang, rows, ref):
+def refs_of(res, lang, rows, ref):
+    want = [ref] + LANG_REFS.get(lang, [])
+    return [r for r in dict.fromkeys(want) if any(k[:3] == (lang, rows, r) for k in res)]
+
+
+def table(res, lang, rows, refs):
     stores = stores_of(res, lang, rows)
     shapes = [(s, t) for s, t in SHAPES if any((lang, rows, st, s) in res for st in stores)]
     out = ["| store | " + " | ".join(t for _, t in shapes) + " | build rows/s | file |",
@@ -130,19 +143,25 @@ def table(res, lang, rows, ref):
         rps = format(b["rows_per_s"], ",") if b and "rows_per_s" in b else "–"
         fb = b.get("file_bytes") if b else 0
         size = ("%s KB" % format(round(fb / 1000), ",")) if fb else "–"
-        name = "**%s**" % st if st == ref else st
+        name = "**%s**" % st if refs and st == refs[0] else st
         out.append("| %s | %s | %s | %s |" % (name, " | ".join(cells), rps, size))
     lines = ["\n".join(out)]
-    if ref in stores:
-        rt = ["| store | " + " | ".join(t for _, t in shapes) + " |", "|---|" + "---:|" * len(shapes)]
+    for ref in refs:
+        # only the shapes the reference has (a ratio column of dashes says nothing)
+        rshapes = [(s, t) for s, t in shapes if (lang, rows, ref, s) in res]
+        rt = ["| store | " + " | ".join(t for _, t in rshapes) + " |", "|---|" + "---:|" * len(rshapes)]
         for st in stores:
             cells = []
-            for s, _ in shapes:
+            for s, _ in rshapes:
                 a, b = res.get((lang, rows, st, s)), res.get((lang, rows, ref, s))
                 cells.append(ratio(a["ns_per_op"] / b["ns_per_op"]) if a and b and b["ns_per_op"] > 0 else "–")
             rt.append("| %s | %s |" % (st, " | ".join(cells)))
-        lines.append("Time relative to **%s** in the same run (below 1 = faster than %s):\n\n%s"
-                     % (ref, ref, "\n".join(rt)))
+        if ref in FLOORS:
+            head = ("Time relative to **%s**, the floor (%s), in the same run (how many times the floor's "
+                    "time each store takes):" % (ref, FLOORS[ref]))
+        else:
+            head = "Time relative to **%s** in the same run (below 1 = faster than %s):" % (ref, ref)
+        lines.append("%s\n\n%s" % (head, "\n".join(rt)))
     return "\n\n".join(lines)
 
 
@@ -187,14 +206,15 @@ def write_md(res, path, ref, src):
         for lang, title in LANGS:
             if not any(k[0] == lang and k[1] == rows for k in res):
                 continue
-            ref_here = ref if any(k[:3] == (lang, rows, ref) for k in res) else None
-            L += ["", "### %s, %s rows" % (title, format(rows, ",")), "", table(res, lang, rows, ref_here or ref), ""]
+            L += ["", "### %s, %s rows" % (title, format(rows, ",")), "",
+                  table(res, lang, rows, refs_of(res, lang, rows, ref)), ""]
     L += ["## Stores and how each is configured", "", "| language | store | version | configuration |",
           "|---|---|---|---|"]
     for (lang, st), (ver, cfg) in sorted(configs(res).items()):
         L.append("| %s | %s | %s | %s |" % (lang, st, ver.replace("|", "/"), cfg.replace("|", "/")))
     L += ["", "![chart](bench.png)", "",
           "Harness sources: `bench/c` (one program per store: `driver.c` + `store_<name>.c`), "
+          "`bench/go` (drydb's engine package, bbolt and a sorted `[]int64` in one program), "
           "`bench/python/bench.py`, `bench/csharp/Bench.cs`; runner `bench/run`; this report `bench/report.py`.", ""]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
@@ -205,7 +225,7 @@ def write_md(res, path, ref, src):
 
 COLORS = {"drydb": "#d62728", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
           "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
-          "rocksdb": "#9467bd"}
+          "rocksdb": "#9467bd", "bbolt": "#e377c2"}
 
 
 def color_of(store):
@@ -245,7 +265,8 @@ def chart(res, path):
             ax.set_title("%s, %s rows" % (title, format(rows, ",")))
             ax.set_ylabel("ns per op (log)")
             ax.grid(axis="y", alpha=0.3)
-            ax.legend(fontsize=7)
+            if stores:
+                ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
 
@@ -256,7 +277,7 @@ def plain_chart(res, path):
     W, bh = 600, 12
     H = max(1, len(bars)) * (bh + 4) + 8
     px = [[(255, 255, 255)] * W for _ in range(H)]
-    colors = {"c": (52, 101, 164), "python": (78, 154, 6), "csharp": (204, 0, 0)}
+    colors = {"c": (52, 101, 164), "go": (0, 173, 216), "python": (78, 154, 6), "csharp": (204, 0, 0)}
     import math
     for i, (k, ns) in enumerate(bars):
         length = int(min(W - 10, max(2, 80 * math.log10(max(ns, 1)))))
