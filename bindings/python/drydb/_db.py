@@ -33,8 +33,20 @@ class _TLS(threading.local):
         self.s = _Scratch()
 
 
+class _BatchArrays:
+    """Output arrays of one batch scan, reused through a per-thread pool."""
+
+    __slots__ = ("ks", "kl", "vs", "vl", "n", "rn")
+
+    def __init__(self) -> None:
+        self.ks, self.kl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        self.vs, self.vl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        self.n = c_size_t()
+        self.rn = byref(self.n)
+
+
 class _Scratch:
-    __slots__ = ("p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
+    __slots__ = ("pool", "p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
                  "rp3", "rn3", "ru64", "vals", "vlens", "klens", "found", "eights")
 
     def __init__(self) -> None:
@@ -51,6 +63,7 @@ class _Scratch:
         self.klens = (c_size_t * _BATCH)()
         self.found = (c_uint8 * _BATCH)()
         self.eights = (c_size_t * _BATCH)(*([8] * _BATCH))
+        self.pool: List[_BatchArrays] = []
 
 
 _tls = _TLS()
@@ -597,15 +610,13 @@ class Table(_Keyed):
     def _scan(self, ch: c_void_p, reverse: bool, what: int) -> Iterator[Any]:
         # what: 0 items, 1 keys, 2 values
         db = self._db
-        db._children.add(_Holder(ch))
+        holder = _Holder(ch)  # kept alive by this frame: close() can invalidate ch
+        db._children.add(holder)
         kdec, vdec = self._kdec, self._vdec
-        ks, kl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
-        if what == 1:
-            vs = vl = None
-        else:
-            vs, vl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
-        n = c_size_t()
-        rn = byref(n)
+        pool = _tls.s.pool
+        arrays = pool.pop() if pool else _BatchArrays()
+        ks, kl, n, rn = arrays.ks, arrays.kl, arrays.n, arrays.rn
+        vs, vl = (None, None) if what == 1 else (arrays.vs, arrays.vl)
         rev = 1 if reverse else 0
         mem = _MEM
         kk = self._key
@@ -619,7 +630,7 @@ class Table(_Keyed):
                         return
                     raise db._fail(rc, "cursor")
                 m = n.value
-                if what == 2:
+                if what == 2:  # values only
                     if vdec is None:
                         yield from [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])]
                     else:
@@ -646,6 +657,8 @@ class Table(_Keyed):
                 except Error:
                     pass
                 ch.value = None
+            if len(pool) < 8:
+                pool.append(arrays)
 
     def range(self, start: Any = None, stop: Any = None, *,
               inclusive: Tuple[bool, bool] = (True, False), reverse: bool = False,
@@ -808,7 +821,8 @@ class Index(_Keyed):
 
     def _scan(self, ch: c_void_p, reverse: bool, with_ikey: bool) -> Iterator[Any]:
         db = self._db
-        db._children.add(_Holder(ch))
+        holder = _Holder(ch)  # kept alive by this frame: close() can invalidate ch
+        db._children.add(holder)
         t = self.table
         kdec, vdec, idec = t._kdec, t._vdec, self._key.decode
         iks, ikl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()

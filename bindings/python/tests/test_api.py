@@ -227,10 +227,18 @@ def test_zero_copy_slice_keeps_mapping(sample_path):
     d = drydb.open(sample_path)
     v = d["blobs"].get(b"big", view=True)
     part = v[10:20]
+    it = d["items"].keys()
+    cur = d["items"].cursor()
     d.close()  # the slice pins the mapping: the close completes when it goes
     assert bytes(part) == b"x" * 10
     with pytest.raises(drydb.ClosedError):
         d["blobs"]
+    with pytest.raises(drydb.ClosedError):
+        next(it)  # the native database is still open, the Python one is not
+    with pytest.raises(drydb.ClosedError):
+        cur.next()
+    with pytest.raises(ValueError):
+        v[0]
     del part, v
     gc.collect()
     assert d._h.value is None  # unmapped now
