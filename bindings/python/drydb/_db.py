@@ -33,6 +33,12 @@ class _TLS(threading.local):
         self.s = _Scratch()
 
 
+class _Handle(c_void_p):
+    """A cursor handle that a WeakSet can hold (so close() can invalidate it)."""
+
+    __hash__ = object.__hash__
+
+
 class _BatchArrays:
     """Output arrays of one batch scan, reused through a per-thread pool."""
 
@@ -173,7 +179,7 @@ class Database:
             return
         self._closed = True
         for obj in list(self._children):
-            obj._h.value = None
+            (obj if isinstance(obj, _Handle) else obj._h).value = None
         with self._lock:
             entries = list(self._views.values())
         for _wa, wm in entries:
@@ -596,7 +602,7 @@ class Table(_Keyed):
 
     def _open_cursor(self, start: Any, stop: Any, inclusive: Tuple[bool, bool],
                      prefix: Any = None) -> c_void_p:
-        h = c_void_p()
+        h = _Handle()
         if prefix is not None:
             p = self._key.encode_prefix(prefix)
             rc = L.cursor_open_prefix(self._h, p, len(p), byref(h))
@@ -605,13 +611,12 @@ class Table(_Keyed):
             rc = L.cursor_open(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(h))
         if rc:
             raise self._fail(rc, "cursor")
+        self._db._children.add(h)  # close() invalidates it
         return h
 
     def _scan(self, ch: c_void_p, reverse: bool, what: int) -> Iterator[Any]:
         # what: 0 items, 1 keys, 2 values
         db = self._db
-        holder = _Holder(ch)  # kept alive by this frame: close() can invalidate ch
-        db._children.add(holder)
         kdec, vdec = self._kdec, self._vdec
         pool = _tls.s.pool
         arrays = pool.pop() if pool else _BatchArrays()
@@ -726,15 +731,6 @@ class Table(_Keyed):
         return ix
 
 
-class _Holder:
-    """Lets Database.close() invalidate a scan's cursor handle."""
-
-    __slots__ = ("_h", "__weakref__")
-
-    def __init__(self, h: c_void_p) -> None:
-        self._h = h
-
-
 class Index(_Keyed):
     """A secondary index of a table: index keys to rows. Results are
     ``(primary_key, value)`` pairs, in index key order then primary key order."""
@@ -808,7 +804,7 @@ class Index(_Keyed):
 
     def _open_cursor(self, start: Any, stop: Any, inclusive: Tuple[bool, bool],
                      prefix: Any = None) -> c_void_p:
-        h = c_void_p()
+        h = _Handle()
         if prefix is not None:
             p = self._key.encode_prefix(prefix)
             rc = L.index_cursor_open_prefix(self._h, p, len(p), byref(h))
@@ -817,12 +813,11 @@ class Index(_Keyed):
             rc = L.index_cursor_open(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(h))
         if rc:
             raise self._db._fail(rc, "index cursor")
+        self._db._children.add(h)  # close() invalidates it
         return h
 
     def _scan(self, ch: c_void_p, reverse: bool, with_ikey: bool) -> Iterator[Any]:
         db = self._db
-        holder = _Holder(ch)  # kept alive by this frame: close() can invalidate ch
-        db._children.add(holder)
         t = self.table
         kdec, vdec, idec = t._kdec, t._vdec, self._key.decode
         iks, ikl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
