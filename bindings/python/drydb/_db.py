@@ -13,11 +13,11 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Seq
 from . import _lib as L
 from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, ClosedError, Error)
 from .codecs import META_PREFIX, Codec, get_codec
-from .keys import KIND_NAMES, KEY_INT64, KEY_STRING, KEY_UINT64, KeyCodec
+from .keys import KEY_INT64, KEY_STRING, KEY_UINT64, KeyCodec
 
 __all__ = ["Database", "Table", "Index", "Cursor", "open", "open_memory"]
 
-_MEM = L.MEM
+_MEM: Any = L.MEM
 _SIGN = 1 << 63
 _UNBOUNDED, _INCLUSIVE, _EXCLUSIVE = 0, 1, 2
 _BATCH = 256
@@ -43,6 +43,11 @@ class _BatchArrays:
     """Output arrays of one batch scan, reused through a per-thread pool."""
 
     __slots__ = ("ks", "kl", "vs", "vl", "n", "rn")
+    ks: Any
+    kl: Any
+    vs: Any
+    vl: Any
+    n: Any
 
     def __init__(self) -> None:
         self.ks, self.kl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
@@ -52,6 +57,13 @@ class _BatchArrays:
 
 
 class _Scratch:
+    p1: Any
+    n1: Any
+    p2: Any
+    n2: Any
+    p3: Any
+    n3: Any
+    u64: Any
     __slots__ = ("pool", "p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
                  "rp3", "rn3", "ru64", "vals", "vlens", "klens", "found", "eights")
 
@@ -217,6 +229,10 @@ class Database:
     def __enter__(self) -> "Database":
         return self
 
+    def __reduce__(self) -> Any:
+        raise TypeError("drydb: a Database cannot be pickled; pass its path to the other "
+                        "process and open it there")
+
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
@@ -255,7 +271,11 @@ class Database:
         c.release()
         base.release()
         key = id(arr)
-        wa = weakref.ref(arr, lambda _r, key=key, db=self: db._view_gone(key))
+        db = self
+
+        def gone(_r: Any, key: int = key) -> None:
+            db._view_gone(key)
+        wa = weakref.ref(arr, gone)
         with self._lock:
             self._views[key] = (wa, weakref.ref(mv))
         return mv
@@ -621,7 +641,10 @@ class Table(_Keyed):
         pool = _tls.s.pool
         arrays = pool.pop() if pool else _BatchArrays()
         ks, kl, n, rn = arrays.ks, arrays.kl, arrays.n, arrays.rn
-        vs, vl = (None, None) if what == 1 else (arrays.vs, arrays.vl)
+        vs: Any = None
+        vl: Any = None
+        if what != 1:
+            vs, vl = arrays.vs, arrays.vl
         rev = 1 if reverse else 0
         mem = _MEM
         kk = self._key
@@ -820,9 +843,12 @@ class Index(_Keyed):
         db = self._db
         t = self.table
         kdec, vdec, idec = t._kdec, t._vdec, self._key.decode
-        iks, ikl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
-        pks, pkl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
-        vs, vl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
+        iks: Any = (c_void_p * _BATCH)()
+        ikl: Any = (c_size_t * _BATCH)()
+        pks: Any = (c_void_p * _BATCH)()
+        pkl: Any = (c_size_t * _BATCH)()
+        vs: Any = (c_void_p * _BATCH)()
+        vl: Any = (c_size_t * _BATCH)()
         n = c_size_t()
         rn = byref(n)
         rev = 1 if reverse else 0
@@ -1004,5 +1030,3 @@ class Cursor:
         except Exception:
             pass
 
-
-_unused = (KIND_NAMES,)

@@ -31,9 +31,9 @@ import ctypes
 import ctypes.util
 import os
 import threading
-from ctypes import (POINTER, Structure, byref, c_char, c_char_p, c_int, c_int32,
-                    c_int64, c_size_t, c_uint8, c_uint32, c_uint64, c_void_p)
-from typing import Any, Callable, List, Optional
+from ctypes import (Structure, byref, c_char, c_char_p, c_int, c_int32, c_int64,
+                    c_uint8, c_uint32, c_uint64)
+from typing import Any, List, Optional
 
 from ._errors import FORKED, ForkError, LibraryError, error_class
 
@@ -53,7 +53,7 @@ _version = (0, 0, 0)
 # foreign call. It is only ever sliced at (pointer, length) pairs the library
 # just returned.
 _Window = c_char * (1 << 62)
-MEM = _Window.from_address(0)
+MEM: Any = _Window.from_address(0)
 
 
 class DbInfo(Structure):
@@ -282,28 +282,4 @@ def check(rc: int, context: str = "") -> None:
         raise fail(rc, context)
 
 
-class Scratch(threading.local):
-    """Per-thread prebuilt argument objects for the hot single-row calls."""
-
-    def __init__(self) -> None:
-        self.p1 = c_void_p()
-        self.n1 = c_size_t()
-        self.p2 = c_void_p()
-        self.n2 = c_size_t()
-        self.p3 = c_void_p()
-        self.n3 = c_size_t()
-        self.u64 = c_uint64()
-        self.rp1 = byref(self.p1)
-        self.rn1 = byref(self.n1)
-        self.rp2 = byref(self.p2)
-        self.rn2 = byref(self.n2)
-        self.rp3 = byref(self.p3)
-        self.rn3 = byref(self.n3)
-        self.ru64 = byref(self.u64)
-
-
-scratch = Scratch()
-
-__all__ = ["load", "library_path", "library_version", "MEM", "scratch"]
-_unused: Callable[..., Any] = POINTER  # re-exported helpers used elsewhere
-_unused2 = (c_char_p, c_uint8)
+__all__ = ["load", "library_path", "library_version", "MEM", "check", "fail"]

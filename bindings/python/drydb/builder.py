@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import os
-from ctypes import byref, c_int64, c_size_t, c_ubyte, c_uint8, c_void_p, string_at
+from ctypes import byref, c_int64, c_size_t, c_uint8, c_void_p, string_at
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _lib as L
-from ._errors import CLOSED, ClosedError, Error
+from ._errors import CLOSED, ClosedError
 from .codecs import META_PREFIX, Codec, get_codec
-from .keys import KEY_COMPOSITE, KeyCodec, KeySpec, key_kind
+from .keys import KeyCodec, KeySpec, key_kind
 
 __all__ = ["Builder", "TableBuilder", "IndexBuilder"]
 
@@ -87,8 +87,8 @@ class Builder:
         L.check(L.builder_new(page_size, c_int64(memory_budget), byref(self._h)), "builder_new")
         self._done = False
         self._tables: Dict[str, TableBuilder] = {}
-        for k, v in (meta or {}).items():
-            self.set_meta(k, v)
+        for mk, mv in (meta or {}).items():
+            self.set_meta(mk, mv)
 
     def _check(self) -> None:
         if self._done:
@@ -151,7 +151,7 @@ class Builder:
                 p, n = c_void_p(), c_size_t()
                 L.check(L.builder_build_memory(self._h, byref(p), byref(n)), "build")
                 try:
-                    return string_at(p.value, n.value) if n.value else b""
+                    return string_at(p.value or 0, n.value) if n.value else b""
                 finally:
                     L.free(p)
             L.check(L.builder_build_file(self._h, os.fsencode(self.path)), "build %r" % self.path)
@@ -340,5 +340,3 @@ class IndexBuilder:
             pks.clear()
         return n
 
-
-_unused = (c_ubyte, KEY_COMPOSITE, Error)

@@ -87,10 +87,10 @@ def get_codec(spec: Union[None, str, Codec]) -> Optional[Codec]:
         if spec in ("", "raw", "bytes", "none"):
             return None
         try:
-            return _BUILTIN[spec]()
+            return _BUILTIN[spec]()  # type: ignore[abstract,return-value]
         except KeyError:
             raise ValueError("drydb: unknown codec %r (built in: json, msgpack)" % spec) from None
     if callable(getattr(spec, "encode", None)) and callable(getattr(spec, "decode", None)):
-        return spec
+        return spec  # type: ignore[return-value]
     raise TypeError("drydb: a codec is 'json', 'msgpack' or an object with encode() and "
                     "decode(), not %r" % (spec,))

@@ -21,10 +21,9 @@ composite  the parts in order; fixed-width parts as above, bytes and string
 
 from __future__ import annotations
 
-import math
 import struct
 import uuid
-from typing import Any, Callable, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
 __all__ = [
     "KEY_BYTES", "KEY_STRING", "KEY_INT64", "KEY_UINT64", "KEY_FLOAT64", "KEY_UUID",
@@ -73,6 +72,7 @@ class ULID:
     """
 
     __slots__ = ("_b",)
+    _b: bytes
 
     def __init__(self, value: Union[str, bytes, bytearray, memoryview, "ULID"]) -> None:
         if isinstance(value, ULID):
@@ -281,7 +281,7 @@ def decode_ulid(b: bytes) -> ULID:
 _ENC = {KEY_BYTES: encode_bytes, KEY_STRING: encode_string, KEY_INT64: encode_int64,
         KEY_UINT64: encode_uint64, KEY_FLOAT64: encode_float64, KEY_UUID: encode_uuid,
         KEY_ULID: encode_ulid}
-_DEC = {KEY_BYTES: bytes, KEY_STRING: decode_string, KEY_INT64: decode_int64,
+_DEC: Dict[int, Callable[[bytes], Any]] = {KEY_BYTES: bytes, KEY_STRING: decode_string, KEY_INT64: decode_int64,
         KEY_UINT64: decode_uint64, KEY_FLOAT64: decode_float64, KEY_UUID: decode_uuid,
         KEY_ULID: decode_ulid}
 _WIDTH = {KEY_INT64: 8, KEY_UINT64: 8, KEY_FLOAT64: 8, KEY_UUID: 16, KEY_ULID: 16}
@@ -403,6 +403,9 @@ class KeyCodec:
     """
 
     __slots__ = ("kind", "parts", "encode", "decode", "encode_bound", "width", "raw")
+    encode: Callable[[Any], bytes]
+    encode_bound: Callable[[Any], bytes]
+    decode: Callable[[bytes], Any]
 
     def __init__(self, kind: int, parts: Sequence[int] = (), raw: bool = False) -> None:
         self.kind = kind
@@ -411,7 +414,7 @@ class KeyCodec:
         self.width = 0 if raw else _WIDTH.get(kind, 0)
         if raw:
             self.encode = self.encode_bound = encode_bytes
-            self.decode: Callable[[bytes], Any] = bytes
+            self.decode = bytes
         elif kind == KEY_COMPOSITE:
             p = self.parts
             self.encode = lambda k: encode_composite(p, k)
@@ -435,8 +438,3 @@ class KeyCodec:
         if self.kind == KEY_COMPOSITE:
             return encode_composite(self.parts, p if isinstance(p, tuple) else (p,), prefix=True)
         return self.encode(p)
-
-
-def is_nan(x: Any) -> bool:  # pragma: no cover - helper kept for callers
-    """True for a float NaN."""
-    return isinstance(x, float) and math.isnan(x)

@@ -332,7 +332,7 @@ def test_builder_memory_and_explicit_index(tmp_path):
     for k in range(100):
         t.add(k, b"%d" % k)
         ix.add(k % 10, k)
-    tags = t.index("tags", key="string", func=lambda k, v: ["even" if k % 2 == 0 else "odd", "all"])
+    t.index("tags", key="string", func=lambda k, v: ["even" if k % 2 == 0 else "odd", "all"])
     t.add(1000, b"late")
     img = b.build()
     assert isinstance(img, bytes) and len(img) > 0
