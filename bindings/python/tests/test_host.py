@@ -116,3 +116,20 @@ def test_library_lazy_and_env_override(tmp_path):
     out = subprocess.run([sys.executable, "-c", "import drydb; drydb.library_version()"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode != 0 and "LibraryError" in out.stderr and "DRYDB_LIBRARY" in out.stderr
+
+
+def test_wrong_library_version_refused(tmp_path):
+    import shutil
+    import subprocess
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler")
+    src = tmp_path / "fake.c"
+    src.write_text("void drydb_version(int *a, int *b, int *c) { *a = 1; *b = 0; *c = 0; }\n")
+    lib = str(tmp_path / "libfake.so")
+    subprocess.run([cc, "-shared", "-fPIC", str(src), "-o", lib], check=True)
+    env = dict(os.environ, DRYDB_LIBRARY=lib)
+    out = subprocess.run([sys.executable, "-c", "import drydb; drydb.open('x')"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode != 0
+    assert "LibraryError" in out.stderr and "version 1.0.0" in out.stderr
