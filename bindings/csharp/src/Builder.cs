@@ -228,6 +228,14 @@ namespace DryDB
             finally { owner.Exit(added); }
         }
 
+#if NETCOREAPP || NETSTANDARD2_1
+        /// <summary>Appends a row from spans (key and value are copied).</summary>
+        public void Append(ReadOnlySpan<byte> key, ReadOnlySpan<byte> value)
+        {
+            fixed (byte* k = key) fixed (byte* v = value) Append(k, key.Length, v, value.Length);
+        }
+#endif
+
         static byte[] Copy(byte* p, int n)
         {
             var r = new byte[n];

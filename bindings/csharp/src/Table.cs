@@ -150,6 +150,49 @@ namespace DryDB
             return TryGet(Keys.Uuid(key), out value);
         }
 
+#if NETCOREAPP || NETSTANDARD2_1
+        // Span overloads (.NET builds only; Mono's mcs stops at C# 7.2).
+
+        public bool TryGet(ReadOnlySpan<byte> key, out byte[] value)
+        {
+            fixed (byte* k = key) return TryGet(k, key.Length, out value);
+        }
+
+        /// <summary>Copies the value into <paramref name="dest"/> if it fits. Returns
+        /// the value's length, -1 if absent; a result larger than dest.Length means
+        /// nothing was copied.</summary>
+        public int TryGet(ReadOnlySpan<byte> key, Span<byte> dest)
+        {
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                byte* v; UIntPtr vl; int rc;
+                fixed (byte* k = key) rc = Native.drydb_get(th, k, (UIntPtr)key.Length, &v, &vl);
+                if (rc == Native.NOTFOUND) return -1;
+                if (rc != Native.OK) throw Native.Error(rc);
+                int n = (int)(ulong)vl;
+                if (n <= dest.Length && n > 0) new ReadOnlySpan<byte>(v, n).CopyTo(dest);
+                return n;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+
+        public long Rank(ReadOnlySpan<byte> key)
+        {
+            bool added = false;
+            try
+            {
+                db.AddRef(ref added);
+                ulong n; int rc;
+                fixed (byte* k = key) rc = Native.drydb_rank(th, k, (UIntPtr)key.Length, &n);
+                Native.Check(rc);
+                return (long)n;
+            }
+            finally { if (added) db.Handle.DangerousRelease(); }
+        }
+#endif
+
         /// <summary>The value of the key, or null if absent.</summary>
         public byte[] Get(byte[] key) { byte[] v; return TryGet(key, out v) ? v : null; }
         public byte[] Get(long key) { byte[] v; return TryGet(key, out v) ? v : null; }
