@@ -560,10 +560,13 @@ class Table(_Keyed):
                 raise self._fail(rc, "get_many")
             ps = s.vals[:n]
             ls = s.vlens[:n]
+            vals = [default if p is None else _MEM[p:p + m] for p, m in zip(ps, ls)]
             if dec is None:
-                out += [default if p is None else _MEM[p:p + m] for p, m in zip(ps, ls)]
+                out += vals
             else:
-                out += [default if p is None else dec(_MEM[p:p + m]) for p, m in zip(ps, ls)]
+                # decoded only once every value is copied: a codec may call the
+                # library, which reuses this thread's buffer (compressed tables)
+                out += [v if p is None else dec(v) for p, v in zip(ps, vals)]
         return out
 
     # --- positions ----------------------------------------------------------
