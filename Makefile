@@ -143,4 +143,4 @@ demo: all
 # Benchmarks (never part of the tests): drydb and its peers in one run;
 # writes docs/BENCHMARKS.md and docs/bench.png.
 bench: all
-	bash bench/run
+	bash bench/run --setup

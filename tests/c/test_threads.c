@@ -74,6 +74,8 @@ static void *worker(void *arg) {
 }
 
 /* Calls in a loop until the database goes away under it. */
+static int compressed; /* the racers' table is compressed (set before they start) */
+
 static void *racer(void *arg) {
     drydb_table *t = arg;
     uint8_t k[8];
@@ -85,7 +87,11 @@ static void *racer(void *arg) {
         int rc = drydb_get(t, k, 8, &v, &vl);
         if (rc == DRYDB_CLOSED) break;
         OK(rc);
-        check_val(v, vl, i);
+        /* A value of an uncompressed table points into the mapping, which
+         * drydb_close (racing in main) may unmap at any moment: reading it
+         * then would break the header's lifetime rule, not test the
+         * library. Compressed values are copies in this thread's buffer. */
+        if (compressed) check_val(v, vl, i);
         if (ok++ == 0) __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
         drydb_cursor *c;
         rc = drydb_cursor_open(t, NULL, 0, 0, NULL, 0, 0, &c);
@@ -118,6 +124,7 @@ int main(void) {
         OK(drydb_open(path, 0, 0, &db));
         drydb_table *t;
         OK(drydb_table_open(db, round % 2 ? "zstd" : "ints", &t));
+        compressed = round % 2;
         stop = 0;
         __atomic_store_n(&started, 0, __ATOMIC_SEQ_CST);
         for (int i = 0; i < THREADS; i++) CHECK(pthread_create(&th[i], NULL, racer, t) == 0);
