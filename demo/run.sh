@@ -30,7 +30,6 @@ echo "== C (demo/demo.c against include/drydb.h and libdrydb.so)"
 cc -O2 -Iinclude demo/demo.c -L$B -ldrydb -Wl,-rpath,"$PWD/$B" -o "$OUT/demo_c"
 "$OUT/demo_c" "$OUT/unicode.drydb"
 
-: <<PYTHON_CSHARP_LATER
 echo "== Python (bindings/python)"
 if [ -f bindings/python/drydb/__init__.py ]; then
   DRYDB_LIBRARY="$PWD/$B/libdrydb.so" PYTHONPATH=bindings/python python3 demo/demo.py "$OUT/unicode.drydb"
@@ -40,12 +39,12 @@ fi
 
 echo "== C# (bindings/csharp, under Mono)"
 if command -v mcs >/dev/null && command -v mono >/dev/null && [ -f bindings/csharp/Makefile ]; then
-  make -s -C bindings/csharp lib >/dev/null
-  mcs -nologo -unsafe -r:bindings/csharp/bin/DryDB.dll -out:"$OUT/Demo.exe" demo/Demo.cs
-  cp bindings/csharp/bin/DryDB.dll* "$OUT/" 2>/dev/null || true
-  LD_LIBRARY_PATH="$PWD/$B" mono "$OUT/Demo.exe" "$OUT/unicode.drydb"
+  make -s -C bindings/csharp >/dev/null
+  cp bindings/csharp/out/DryDB.dll bindings/csharp/out/DryDB.dll.config "$OUT/"
+  mcs -nologo -r:"$OUT/DryDB.dll" -out:"$OUT/Demo.exe" demo/Demo.cs
+  cp -L "$B/libdrydb.so" "$OUT/libdrydb.so"
+  (cd "$OUT" && mono Demo.exe unicode.drydb)
 else
   echo "(Mono not installed: apt-get install mono-mcs mono-runtime to run the C# part)"
 fi
-PYTHON_CSHARP_LATER
 echo "== demo done"
