@@ -32,12 +32,13 @@ type dbObj struct {
 	active atomic.Int64
 	closed atomic.Bool
 
-	names []*C.char          // table names, C strings freed at close
-	meta  map[string]cbuf    // metadata values copied to C memory
-	info  engine.Info        // cached: Info() copies a map
-	mu    sync.Mutex         // guards the maps below
-	tabs  map[string]uintptr // table handles (one per name)
-	kids  map[uintptr]func() // every child handle with its cleanup
+	names   []*C.char            // table names, C strings freed at close
+	ixNames map[string][]*C.char // index names per table, freed at close
+	meta    map[string]cbuf      // metadata values copied to C memory
+	info    engine.Info          // cached: Info() copies a map
+	mu      sync.Mutex           // guards the maps below
+	tabs    map[string]uintptr   // table handles (one per name)
+	kids    map[uintptr]func()   // every child handle with its cleanup
 }
 
 // cbuf is a block of C memory.
@@ -215,8 +216,13 @@ func openImage(data []byte, mapped bool, opts *engine.Options, out *C.uintptr_t)
 		d.hi = d.lo + uintptr(len(data))
 	}
 	d.info = db.Info()
+	d.ixNames = map[string][]*C.char{}
 	for _, n := range db.Tables() {
 		d.names = append(d.names, C.CString(n))
+		t, _ := db.Table(n)
+		for _, ix := range t.Indexes() {
+			d.ixNames[n] = append(d.ixNames[n], C.CString(ix))
+		}
 	}
 	for k, v := range d.info.Metadata {
 		d.meta[k] = cbuf{p: cptr(v), n: len(v)}
@@ -255,6 +261,12 @@ func (d *dbObj) release() {
 		C.free(unsafe.Pointer(p))
 	}
 	d.names = nil
+	for _, ps := range d.ixNames {
+		for _, p := range ps {
+			C.free(unsafe.Pointer(p))
+		}
+	}
+	d.ixNames = nil
 	for _, m := range d.meta {
 		if m.n < 0 {
 			C.free(unsafe.Pointer(m.p))
@@ -325,6 +337,8 @@ func drydb_info(h C.uintptr_t, out *C.struct_drydb_db_info) (rc C.int) {
 		out.build_id[i] = C.uint8_t(b)
 	}
 	out.table_count = C.uint64_t(len(d.names))
+	out.map_addr = C.uint64_t(d.lo)
+	out.map_len = C.uint64_t(d.hi - d.lo)
 	return codeOK
 }
 

@@ -495,3 +495,22 @@ func resize[T any](s []T, n int) []T {
 	clear(s)
 	return s
 }
+
+//export drydb_table_index_name
+func drydb_table_index_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if name == nil {
+		return failf(codeInvalid, "drydb_table_index_name: NULL out")
+	}
+	names := t.d.ixNames[t.t.Name()]
+	if uint64(i) >= uint64(len(names)) {
+		return codeNotFound
+	}
+	*name = names[i]
+	return codeOK
+}

@@ -189,7 +189,14 @@ struct drydb_db_info {
     int64_t  created_unix_ns; /* 16 build time, ns since 1970-01-01 UTC */
     uint8_t  build_id[16];    /* 24 random id of the build */
     uint64_t table_count;     /* 40 */
-    uint64_t reserved[4];     /* 48 */
+    uint64_t map_addr;        /* 48 address of the file image (the mapping, or
+                                    the buffer of drydb_open_memory): a value
+                                    pointer inside [map_addr, map_addr+map_len)
+                                    is valid until drydb_close; one outside it
+                                    (a compressed table's value) has the shorter
+                                    lifetime its function states */
+    uint64_t map_len;         /* 56 */
+    uint64_t reserved[2];     /* 64 */
 };              /* size 80 */
 
 struct drydb_table_info {
@@ -384,6 +391,11 @@ DRYDB_API int drydb_cursor_close(drydb_cursor *cur);
 /* The index called `name` of a table. Lives until drydb_close, like tables.
  * DRYDB_NOINDEX if absent. */
 DRYDB_API int drydb_index_open(drydb_table *tbl, const char *name, drydb_index **out);
+
+/* The name of the table's index i (0-based, sorted by name; the count is
+ * drydb_table_info's index_count). *name: NUL-terminated, valid until
+ * drydb_close; do not free. i out of range gives DRYDB_NOTFOUND. */
+DRYDB_API int drydb_table_index_name(drydb_table *tbl, size_t i, const char **name);
 DRYDB_API int drydb_index_info(drydb_index *ix, struct drydb_index_info *out);
 
 /* First entry whose index key equals ikey: its primary key and the row's

@@ -36,7 +36,19 @@ static void test_db(drydb_db *db, size_t filesize) {
     int nonzero = 0;
     for (int i = 0; i < 16; i++) nonzero |= info.build_id[i];
     CHECK(nonzero);
-    for (int i = 0; i < 4; i++) CHECK(info.reserved[i] == 0);
+    for (int i = 0; i < 2; i++) CHECK(info.reserved[i] == 0);
+    /* The image: values of uncompressed tables lie inside it. */
+    CHECK(info.map_addr != 0 && info.map_len == (uint64_t)info.file_size);
+    {
+        drydb_table *ints;
+        uint8_t k[8];
+        const uint8_t *v;
+        size_t vl;
+        OK(drydb_table_open(db, "ints", &ints));
+        drydb_key_int64(0, k);
+        OK(drydb_get(ints, k, 8, &v, &vl));
+        CHECK((uint64_t)(uintptr_t)v >= info.map_addr && (uint64_t)(uintptr_t)v + vl <= info.map_addr + info.map_len);
+    }
 
     const uint8_t *v;
     size_t vl;
@@ -375,6 +387,15 @@ static void test_indexes(drydb_db *db) {
     CHECK(mod7 == again);
     OK(drydb_index_open(t, "neg", &neg));
     CHECK_RC(drydb_index_open(t, "nope", &again), DRYDB_NOINDEX);
+    {
+        const char *name;
+        OK(drydb_table_index_name(t, 0, &name));
+        CHECK(strcmp(name, "mod7") == 0);
+        OK(drydb_table_index_name(t, 1, &name));
+        CHECK(strcmp(name, "neg") == 0);
+        CHECK_RC(drydb_table_index_name(t, 2, &name), DRYDB_NOTFOUND);
+        CHECK_RC(drydb_table_index_name(t, 0, NULL), DRYDB_INVALID);
+    }
     OK(drydb_index_info(mod7, &ii));
     CHECK(ii.key_kind == DRYDB_KEY_INT64 && ii.entries == TU_ROWS && ii.unique == 0);
     OK(drydb_index_info(neg, &ii));

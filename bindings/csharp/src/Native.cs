@@ -19,7 +19,9 @@ namespace DryDB
         public long created_unix_ns;
         public fixed byte build_id[16];
         public ulong table_count;
-        public fixed ulong reserved[4];
+        public ulong map_addr;
+        public ulong map_len;
+        public fixed ulong reserved[2];
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -96,6 +98,8 @@ namespace DryDB
         internal static extern int drydb_table_count(IntPtr db, UIntPtr* n);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_table_name(IntPtr db, UIntPtr i, byte** name);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_index_name(IntPtr tbl, UIntPtr i, byte** name);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_cache_stats(IntPtr db, NativeCacheStats* stats);
 

@@ -57,6 +57,29 @@ namespace DryDB
             }
         }
 
+        /// <summary>Names of the table's secondary indexes, sorted.</summary>
+        public IReadOnlyList<string> Indexes
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    db.AddRef(ref added);
+                    var r = new List<string>();
+                    for (int i = 0; ; i++)
+                    {
+                        byte* name;
+                        int rc = Native.drydb_table_index_name(th, (UIntPtr)i, &name);
+                        if (rc == (int)Status.NotFound) return r;
+                        Native.Check(rc);
+                        r.Add(Native.FromCString((IntPtr)name));
+                    }
+                }
+                finally { if (added) db.Handle.DangerousRelease(); }
+            }
+        }
+
         public override string ToString() { return "Table(" + Name + ", " + KeyKind + ")"; }
 
         // ------------------------------------------------------------ key checks

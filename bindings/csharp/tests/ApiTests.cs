@@ -41,6 +41,11 @@ namespace DryDB.Tests
             var ti = t.Info;
             Assert.Equal((long)N, ti.Rows, "rows");
             Assert.Equal(3, ti.IndexCount, "indexes");
+            var ixNames = t.Indexes;
+            Assert.Equal(3, ixNames.Count, "index names");
+            for (int i = 1; i < ixNames.Count; i++)
+                Assert.True(string.CompareOrdinal(ixNames[i - 1], ixNames[i]) < 0, "index names sorted");
+            foreach (var n in ixNames) t.Index(n); // every listed name opens
             Assert.Equal(Compression.None, ti.Compression, "compression");
             Assert.Equal(Compression.Zstd, db.GetTable("words").Info.Compression, "words zstd");
             var pi = db.GetTable("pairs").Info;

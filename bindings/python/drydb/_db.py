@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import builtins
 import os
 import threading
 import weakref
@@ -96,25 +95,6 @@ def _bound_kinds(start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[i
     return lo, hi
 
 
-def _maps_of_inode(dev: int, ino: int) -> List[Tuple[int, int]]:
-    """Address ranges of the mappings of a file in this process (Linux)."""
-    out = []
-    try:
-        with builtins.open("/proc/self/maps") as f:
-            for line in f:
-                parts = line.split(None, 5)
-                if len(parts) < 5 or parts[4] != str(ino):
-                    continue
-                major, minor = (int(x, 16) for x in parts[3].split(":"))
-                if os.major(dev) != major or os.minor(dev) != minor:
-                    continue
-                a, b = parts[0].split("-")
-                out.append((int(a, 16), int(b, 16)))
-    except OSError:
-        return []
-    return out
-
-
 class Database:
     """An open drydb database (read-only, memory-mapped).
 
@@ -157,18 +137,14 @@ class Database:
             if not isinstance(p, str):
                 p = os.fsdecode(p)
             self.path = p
-            try:
-                st = os.stat(p)
-                before = set(_maps_of_inode(st.st_dev, st.st_ino))
-            except OSError:
-                st, before = None, set()
             L.check(L.open(os.fsencode(p), flags, c_uint64(cache_size), byref(self._h)),
                     "open %r" % p)
-            if st is not None:
-                new = [r for r in _maps_of_inode(st.st_dev, st.st_ino) if r not in before]
-                # Zero-copy views only when the mapping of this open is unambiguous.
-                if len(new) == 1:
-                    self._ranges = new
+            # Values inside the file image stay valid until close: only those
+            # are handed out as zero-copy views (drydb_db_info.map_addr/len).
+            info = L.DbInfo()
+            L.check(L.info(self._h, byref(info)), "info")
+            if info.map_len:
+                self._ranges = [(info.map_addr, info.map_addr + info.map_len)]
         self._closed = False
 
     # --- lifetime -----------------------------------------------------------
@@ -739,6 +715,22 @@ class Table(_Keyed):
         return Cursor(self, self._open_cursor(start, stop, inclusive, prefix), None)
 
     # --- indexes ----------------------------------------------------------------
+
+    @property
+    def indexes(self) -> List[str]:
+        """Names of the table's secondary indexes, sorted."""
+        self._db._check_open()
+        out = []
+        name = c_char_p()
+        i = 0
+        while True:
+            rc = L.table_index_name(self._h, c_size_t(i), byref(name))
+            if rc == 1:  # DRYDB_NOTFOUND: past the last index
+                return out
+            if rc:
+                raise self._fail(rc, "table_index_name")
+            out.append((name.value or b"").decode("utf-8"))
+            i += 1
 
     def index(self, name: str) -> "Index":
         """The secondary index ``name``; :class:`NoIndexError` (a KeyError) if absent."""

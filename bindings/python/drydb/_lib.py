@@ -61,7 +61,7 @@ class DbInfo(Structure):
     _fields_ = [("format_version", c_uint32), ("page_size", c_uint32),
                 ("file_size", c_int64), ("created_unix_ns", c_int64),
                 ("build_id", c_uint8 * 16), ("table_count", c_uint64),
-                ("reserved", c_uint64 * 4)]
+                ("map_addr", c_uint64), ("map_len", c_uint64), ("reserved", c_uint64 * 2)]
 
 
 class TableInfo(Structure):
@@ -96,7 +96,7 @@ _RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
 _NAMES = [
     "version", "version_string", "strerror", "errmsg",
     "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
-    "table_name", "cache_stats", "table_open", "table_info", "get", "get_many",
+    "table_name", "cache_stats", "table_open", "table_info", "table_index_name", "get", "get_many",
     "count", "rank", "at", "cursor_open", "cursor_open_prefix", "cursor_first",
     "cursor_last", "cursor_next", "cursor_prev", "cursor_seek", "cursor_seek_exact",
     "cursor_seek_row", "cursor_get", "cursor_primary_key", "cursor_next_batch",
@@ -124,6 +124,7 @@ table_name: Any
 cache_stats: Any
 table_open: Any
 table_info: Any
+table_index_name: Any
 get: Any
 get_many: Any
 count: Any

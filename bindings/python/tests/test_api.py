@@ -446,3 +446,19 @@ def test_public_names_documented():
         for n, m in vars(cls).items():
             if not n.startswith("_") and (callable(m) or isinstance(m, property)):
                 assert m.__doc__, "%s.%s" % (cls.__name__, n)
+
+
+def test_table_indexes_listing(tmp_path):
+    p = str(tmp_path / "ix.drydb")
+    with drydb.Builder(p) as b:
+        t = b.table("t", key="int64")
+        t.index("zeta", key="string", func=lambda k, v: v.decode())
+        t.index("alpha", key="int64", func=lambda k, v: k)
+        t.add(1, b"one")
+        b.table("plain", key="int64").add(1, b"x")
+    with drydb.open(p) as db:
+        assert db["t"].indexes == ["alpha", "zeta"]
+        assert db["plain"].indexes == []
+        db.close()
+        with pytest.raises(drydb.ClosedError):
+            db["t"]
