@@ -216,12 +216,20 @@ class DrydbStore(Store):
     def version(self):
         return "drydb %s" % getattr(self.drydb, "__version__", "?")
 
+    def key(self, k):
+        return k  # the binding encodes int keys of an int64 table itself
+
     def build(self, path, keys, vals):
-        b = getattr(self.drydb, "Builder", None)
-        if b is None:
-            raise NotImplementedError
-        with b(path) as builder:                      # adjust to the binding's builder API
-            builder.table("bench", key_kind="int64").append_many(zip(keys, vals))
+        with self.drydb.Builder(path) as builder:
+            # keys arrive as the harness's 8-byte encoding; the int64 table
+            # takes ints, so decode (sign bit flipped, big-endian)
+            def dec(k):
+                if not isinstance(k, bytes):
+                    return k
+                i = int.from_bytes(k, "big") ^ (1 << 63)
+                return i - (1 << 64) if i >= 1 << 63 else i
+            ints = (dec(k) for k in keys)
+            builder.table("bench", key="int64").add_many(zip(ints, vals))
 
     def open(self, path):
         self.db = self.drydb.open(path)
@@ -234,12 +242,12 @@ class DrydbStore(Store):
 
     def scan(self, lo, hi):
         n = 0
-        for _ in self.t.range(lo, hi):
+        for _ in self.t.range(lo, hi, inclusive=(True, True)):
             n += 1
         return n
 
     def count(self, lo, hi):
-        return self.t.count(lo, hi)
+        return self.t.count(lo, hi, inclusive=(True, True))
 
 
 STORES = {"lmdb": LmdbStore, "sqlite": SqliteStore, "dict": DictStore, "drydb": DrydbStore}
