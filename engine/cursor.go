@@ -250,14 +250,7 @@ func (c *Cursor) Key() []byte {
 	if !c.valid {
 		return nil
 	}
-	p := c.leaf.p
-	if c.arr {
-		o := f.PageHeaderSize + 8*c.idx
-		return p[o : o+8 : o+8]
-	}
-	o := int(le.Uint16(p[c.slots+2*c.idx:]))
-	kl := int(le.Uint16(p[o:]))
-	return p[o+f.LeafEntryHeader : o+f.LeafEntryHeader+kl : o+f.LeafEntryHeader+kl]
+	return c.keyAt(c.leaf.p, c.idx)
 }
 
 // Value returns the current value, or nil when the cursor is not on a row
@@ -266,24 +259,7 @@ func (c *Cursor) Value() []byte {
 	if !c.valid {
 		return nil
 	}
-	p := c.leaf.p
-	o := int(le.Uint16(p[c.slots+2*c.idx:]))
-	var s int
-	var vl uint16
-	if c.arr {
-		vl, s = le.Uint16(p[o:]), o+f.Leaf8EntryHeader
-	} else {
-		vl, s = le.Uint16(p[o+2:]), o+f.LeafEntryHeader+int(le.Uint16(p[o:]))
-	}
-	if vl&f.OverflowFlag == 0 {
-		return p[s : s+int(vl) : s+int(vl)]
-	}
-	v, err := c.tr.value(p, c.idx)
-	if err != nil {
-		c.err, c.valid = err, false
-		return nil
-	}
-	return v
+	return c.valueAt(c.leaf.p, c.idx)
 }
 
 // Err returns the error that stopped the cursor, if any.
