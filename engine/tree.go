@@ -83,8 +83,10 @@ func (t *tree) root() (node, error) {
 // seekLeaf descends to the leaf that holds key (or would) and returns it
 // with the row number of its first entry.
 func (t *tree) seekLeaf(key []byte) (node, uint64, error) {
-	if t.k8 && len(key) == 8 {
-		return t.seekLeaf8(binary.BigEndian.Uint64(key))
+	k8 := t.k8 && len(key) == 8 // integer compares on key-array pages
+	var k uint64
+	if k8 {
+		k = binary.BigEndian.Uint64(key)
 	}
 	var row uint64
 	lvl := int(t.desc.Depth) - 1
@@ -94,25 +96,12 @@ func (t *tree) seekLeaf(key []byte) (node, uint64, error) {
 		if err != nil {
 			return node{}, 0, err
 		}
-		i := branchSearch(p, key)
-		row += branchBefore(p, i)
-		ref = branchChild(p, i)
-		lvl--
-	}
-	n, err := t.child(ref, 0)
-	return n, row, err
-}
-
-func (t *tree) seekLeaf8(k uint64) (node, uint64, error) {
-	var row uint64
-	lvl := int(t.desc.Depth) - 1
-	ref := t.desc.Root
-	for lvl > 0 {
-		p, err := t.page(ref, lvl)
-		if err != nil {
-			return node{}, 0, err
+		var i int
+		if k8 {
+			i = branchSearch8(p, k)
+		} else {
+			i = branchSearch(p, key)
 		}
-		i := branchSearch8(p, k)
 		row += branchBefore(p, i)
 		ref = branchChild(p, i)
 		lvl--
