@@ -136,6 +136,40 @@ func guard(rc *C.int) {
 	*rc = failf(codeInternal, "internal error: %v\n%s", r, debug.Stack())
 }
 
+// tableCall is the single deferred exit of the hot table exports. One defer
+// and one return keep Go's open-coded defers (a function with more exits
+// times defers falls back to slower deferred records). It restores the
+// fault setting, leaves the database and recovers like guard.
+type tableCall struct {
+	t     *tableObj
+	fault bool
+}
+
+func (c *tableCall) exit(rc *C.int) {
+	if c.t != nil {
+		debug.SetPanicOnFault(c.fault)
+		c.t.d.leave()
+	}
+	if r := recover(); r != nil {
+		if _, ok := r.(faultAddr); ok {
+			*rc = failf(codeCorrupt, "memory fault reading the database (was the file truncated or changed while open?): %v", r)
+			return
+		}
+		*rc = failf(codeInternal, "internal error: %v\n%s", r, debug.Stack())
+	}
+}
+
+// enter resolves the table handle, enters its database and arms the fault
+// handler; rc is codeOK when the call may proceed.
+func (c *tableCall) enter(h C.uintptr_t) C.int {
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	c.t, c.fault = t, debug.SetPanicOnFault(true)
+	return codeOK
+}
+
 // faults makes memory faults in this call recoverable panics; it returns
 // the previous setting for `defer debug.SetPanicOnFault(faults())`.
 func faults() bool { return debug.SetPanicOnFault(true) }

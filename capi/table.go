@@ -164,12 +164,15 @@ func tlsOut(d *dbObj, items []tlsItem) C.int {
 
 //export drydb_get
 func drydb_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTable(h)
-	if rc != codeOK {
-		return rc
+	var c tableCall
+	defer c.exit(&rc)
+	if rc = c.enter(h); rc == codeOK {
+		rc = tableGet(c.t, key, klen, val, vlen)
 	}
-	defer t.d.leave()
+	return rc
+}
+
+func tableGet(t *tableObj, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) C.int {
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -180,7 +183,6 @@ func drydb_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vl
 	if err := t.enc.Validate(k); err != nil {
 		return fail(err)
 	}
-	defer debug.SetPanicOnFault(faults())
 	if t.plain {
 		// Uncompressed tables: the value lies in the mapping.
 		v, err := t.t.Get(k)
@@ -311,12 +313,15 @@ func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.
 
 //export drydb_count
 func drydb_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTable(h)
-	if rc != codeOK {
-		return rc
+	var c tableCall
+	defer c.exit(&rc)
+	if rc = c.enter(h); rc == codeOK {
+		rc = tableCount(c.t, lo, lolen, lokind, hi, hilen, hikind, out)
 	}
-	defer t.d.leave()
+	return rc
+}
+
+func tableCount(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) C.int {
 	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
 	if rc != codeOK {
 		return rc
@@ -324,7 +329,6 @@ func drydb_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi 
 	if out == nil {
 		return failf(codeInvalid, "drydb_count: NULL out")
 	}
-	defer debug.SetPanicOnFault(faults())
 	n, err := t.t.Count(l, u)
 	if err != nil {
 		return fail(err)
