@@ -294,8 +294,8 @@ func main() {
 	size := len(base)
 	npages := (size + pageSize - 1) / pageSize // the last "page" holds the catalog and footer
 	m := manifest{
-		Comment:  "Corrupted copies of base.drydb. offset/length: see tests/corrupt/gen. Every read of a variant must give the expected answer or a corrupt error.",
-		Base:     "base.drydb", Expected: "expected.json", PageSize: pageSize, Seed: seed,
+		Comment: "Corrupted copies of base.drydb. offset/length: see tests/corrupt/gen. Every read of a variant must give the expected answer or a corrupt error.",
+		Base:    "base.drydb", Expected: "expected.json", PageSize: pageSize, Seed: seed,
 	}
 	add := func(kind string, data []byte, off, length int, detail string) {
 		name := fmt.Sprintf("v%03d-%s.drydb", len(m.Variants), kind)
