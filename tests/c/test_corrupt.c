@@ -412,8 +412,11 @@ int main(void) {
     CHECK(vs->n >= 300);
     CHECK(at_open + at_read > (long)vs->n / 2);
 
+    /* truncation faults (SIGBUS) on the lost pages, which valgrind does not
+     * pass to the Go runtime the way the kernel does (test_truncate is not
+     * run under valgrind either) */
     static const char *hows[] = {"rewrite-random", "rewrite-shifted", "truncate"};
-    for (int h = 0; h < 3; h++)
+    for (int h = 0; h < (tu_under_valgrind() ? 2 : 3); h++)
         for (int warm = 0; warm < 2; warm++) change_while_open(base, hows[h], warm);
 
     jfree(man);
