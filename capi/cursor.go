@@ -350,6 +350,11 @@ func drydb_cursor_get(h C.uintptr_t, key **C.uint8_t, klen *C.size_t, val **C.ui
 		return failf(codeInvalid, "drydb_cursor_get: pointer and length out-pointers must both be NULL or both set")
 	}
 	if !c.c.Valid() {
+		// A step that failed (a corrupt next page) leaves the cursor off any
+		// row with an error: report it, never a silent end of the range.
+		if err := c.c.Err(); err != nil {
+			return fail(err)
+		}
 		return codeNotFound
 	}
 	defer debug.SetPanicOnFault(faults())
@@ -414,6 +419,11 @@ func drydb_cursor_primary_key(h C.uintptr_t, pk **C.uint8_t, pklen *C.size_t) (r
 		return failf(codeInvalid, "drydb_cursor_primary_key: NULL out-pointer")
 	}
 	if !c.c.Valid() {
+		// A step that failed (a corrupt next page) leaves the cursor off any
+		// row with an error: report it, never a silent end of the range.
+		if err := c.c.Err(); err != nil {
+			return fail(err)
+		}
 		return codeNotFound
 	}
 	defer debug.SetPanicOnFault(faults())
@@ -460,6 +470,11 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 		}
 	}
 	if !c.c.Valid() {
+		// A step that failed (a corrupt next page) leaves the cursor off any
+		// row with an error: report it, never a silent end of the range.
+		if err := c.c.Err(); err != nil {
+			return fail(err)
+		}
 		return codeNotFound
 	}
 	m := int(max)
