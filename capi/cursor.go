@@ -593,6 +593,14 @@ func plainBatch(c *cursorObj, reverse bool, ks []*C.uint8_t, kl []C.size_t, vals
 		gv = nil
 	}
 	got := tc.NextBatch(gk, gv, reverse)
+	// Never leave slices into the mapping in the cursor (see
+	// manyScratch.release): clear them on every path.
+	defer func() {
+		clear(gk)
+		if gv != nil {
+			clear(gv)
+		}
+	}()
 	if err := tc.Err(); err != nil {
 		return fail(err)
 	}
@@ -604,10 +612,6 @@ func plainBatch(c *cursorObj, reverse bool, ks []*C.uint8_t, kl []C.size_t, vals
 		for i, v := range gv[:got] {
 			vs[i], vl[i] = cptr(v), C.size_t(len(v))
 		}
-	}
-	clear(gk[:got])
-	if gv != nil {
-		clear(gv[:got])
 	}
 	if got > 0 {
 		if reverse {

@@ -248,7 +248,7 @@ func drydb_get_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t,
 		return badLen("keys", keys, C.size_t(total))
 	}
 	s := manyPool.Get().(*manyScratch)
-	defer manyPool.Put(s)
+	defer s.release()
 	s.keys = s.keys[:0]
 	off := uint64(0)
 	for i, l := range kl {
@@ -275,11 +275,20 @@ func drydb_get_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t,
 			fs[i], vs[i], vl[i] = 0, nil, 0
 		}
 	}
-	rc = tlsOut(t.d, s.items)
-	clear(s.keys) // drop references to C memory and values
-	clear(s.vals)
-	clear(s.items)
-	return rc
+	return tlsOut(t.d, s.items)
+}
+
+// release clears the scratch before pooling it, on every path: slices into
+// C memory or into a mapping left in a pooled (reachable) object would
+// dangle once that memory is freed or unmapped, and if the Go heap later
+// grows into those addresses (it does under ASan, whose shadow memory
+// displaces Go's usual heap addresses) the garbage collector finds them and
+// aborts with "found pointer to free object".
+func (s *manyScratch) release() {
+	clear(s.keys[:cap(s.keys)])
+	clear(s.vals[:cap(s.vals)])
+	clear(s.items[:cap(s.items)])
+	manyPool.Put(s)
 }
 
 // bound converts a C range end. keep copies the key into Go memory for
