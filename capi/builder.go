@@ -387,7 +387,8 @@ func drydb_builder_build_memory(h C.uintptr_t, out **C.uint8_t, n *C.size_t) (rc
 		}
 		return fail(err)
 	}
-	*out, *n = (*C.uint8_t)(w.p), C.size_t(w.n)
+	setPtr(out, (*C.uint8_t)(w.p))
+	*n = C.size_t(w.n)
 	return codeOK
 }
 

@@ -327,14 +327,16 @@ func drydb_cursor_seek_exact(h C.uintptr_t, k *C.uint8_t, klen C.size_t) C.int {
 // put hands b to C: zero-copy from the image, else copied into a.
 func (c *cursorObj) put(a *arena, b []byte, p **C.uint8_t, n *C.size_t) bool {
 	if c.d.inImage(b) {
-		*p, *n = cptr(b), C.size_t(len(b))
+		setPtr(p, cptr(b))
+		*n = C.size_t(len(b))
 		return true
 	}
 	off, ok := a.add(b)
 	if !ok {
 		return false
 	}
-	*p, *n = a.at(off, len(b)), C.size_t(len(b))
+	setPtr(p, a.at(off, len(b)))
+	*n = C.size_t(len(b))
 	return true
 }
 
@@ -385,9 +387,9 @@ func drydb_cursor_get(h C.uintptr_t, key **C.uint8_t, klen *C.size_t, val **C.ui
 			}
 		}
 		if kin {
-			*key = cptr(k)
+			setPtr(key, cptr(k))
 		} else {
-			*key = c.get.at(koff, len(k))
+			setPtr(key, c.get.at(koff, len(k)))
 		}
 		*klen = C.size_t(len(k))
 		return codeOK
@@ -503,7 +505,7 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 	add := func(b []byte, p *(*C.uint8_t), l *C.size_t) bool {
 		*l = C.size_t(len(b))
 		if c.d.inImage(b) {
-			*p = cptr(b)
+			setPtr(p, cptr(b))
 			c.offs = append(c.offs, -1)
 			return true
 		}
@@ -548,7 +550,7 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 	i := 0
 	fix := func(p *(*C.uint8_t), l C.size_t) {
 		if off := c.offs[i]; off >= 0 {
-			*p = c.batch.at(off, int(l))
+			setPtr(p, c.batch.at(off, int(l)))
 		}
 		i++
 	}
@@ -605,12 +607,14 @@ func plainBatch(c *cursorObj, reverse bool, ks []*C.uint8_t, kl []C.size_t, vals
 		return fail(err)
 	}
 	for i, k := range gk[:got] {
-		ks[i], kl[i] = cptr(k), C.size_t(len(k))
+		setPtr(&ks[i], cptr(k))
+		kl[i] = C.size_t(len(k))
 	}
 	if vals != nil {
 		vs, vl := unsafe.Slice(vals, m), unsafe.Slice(vlens, m)
 		for i, v := range gv[:got] {
-			vs[i], vl[i] = cptr(v), C.size_t(len(v))
+			setPtr(&vs[i], cptr(v))
+			vl[i] = C.size_t(len(v))
 		}
 	}
 	if got > 0 {

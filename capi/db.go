@@ -114,6 +114,21 @@ func badLen(what string, p *C.uint8_t, n C.size_t) C.int {
 
 func emptyPtr() *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&C.drydb__empty[0])) }
 
+// setPtr stores p into a pointer variable that lives in C memory (an
+// out-parameter or an array the caller passed), as a plain word. A typed
+// pointer store would run Go's write barrier, which also looks at the old
+// contents of the variable, whatever the C caller left there, as if it were
+// a Go pointer: when that garbage happens to fall inside the Go heap, the
+// garbage collector aborts the process ("found bad pointer in Go heap").
+func setPtr(dst **C.uint8_t, p *C.uint8_t) {
+	*(*uintptr)(unsafe.Pointer(dst)) = uintptr(unsafe.Pointer(p))
+}
+
+// setCharPtr is setPtr for C strings.
+func setCharPtr(dst **C.char, p *C.char) {
+	*(*uintptr)(unsafe.Pointer(dst)) = uintptr(unsafe.Pointer(p))
+}
+
 func cptr(b []byte) *C.uint8_t {
 	if len(b) == 0 {
 		return emptyPtr()
@@ -365,7 +380,8 @@ func drydb_meta_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_
 	if n < 0 {
 		n = -n - 1
 	}
-	*val, *vlen = m.p, C.size_t(n)
+	setPtr(val, m.p)
+	*vlen = C.size_t(n)
 	return codeOK
 }
 
@@ -398,7 +414,7 @@ func drydb_table_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int) {
 	if uint64(i) >= uint64(len(d.names)) {
 		return codeNotFound
 	}
-	*name = d.names[i]
+	setCharPtr(name, d.names[i])
 	return codeOK
 }
 

@@ -149,10 +149,10 @@ func tlsOut(d *dbObj, items []tlsItem) C.int {
 			continue
 		}
 		if d.inImage(it.b) {
-			*it.ptr = cptr(it.b)
+			setPtr(it.ptr, cptr(it.b))
 		} else {
 			copy(buf[off:], it.b)
-			*it.ptr = cptr(buf[off : off+len(it.b)])
+			setPtr(it.ptr, cptr(buf[off:off+len(it.b)]))
 			off += len(it.b)
 		}
 		if it.n != nil {
@@ -189,7 +189,8 @@ func tableGet(t *tableObj, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen 
 		if err != nil {
 			return fail(err)
 		}
-		*val, *vlen = cptr(v), C.size_t(len(v))
+		setPtr(val, cptr(v))
+		*vlen = C.size_t(len(v))
 		return codeOK
 	}
 	v, err := t.t.GetPinned(k)
@@ -198,7 +199,8 @@ func tableGet(t *tableObj, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen 
 	}
 	defer v.Release()
 	if t.d.inImage(v.Data) {
-		*val, *vlen = cptr(v.Data), C.size_t(len(v.Data))
+		setPtr(val, cptr(v.Data))
+		*vlen = C.size_t(len(v.Data))
 		return codeOK
 	}
 	return tlsOut(t.d, []tlsItem{{v.Data, val, vlen}})
@@ -272,7 +274,8 @@ func drydb_get_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t,
 			fs[i] = 1
 			s.items = append(s.items, tlsItem{s.vals[i], &vs[i], &vl[i]})
 		} else {
-			fs[i], vs[i], vl[i] = 0, nil, 0
+			fs[i], vl[i] = 0, 0
+			setPtr(&vs[i], nil)
 		}
 	}
 	return tlsOut(t.d, s.items)
@@ -524,6 +527,6 @@ func drydb_table_index_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int)
 	if uint64(i) >= uint64(len(names)) {
 		return codeNotFound
 	}
-	*name = names[i]
+	setCharPtr(name, names[i])
 	return codeOK
 }

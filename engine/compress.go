@@ -185,11 +185,18 @@ func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, er
 		dst = append(dst, body...)
 		return dst, nil
 	case method == f.BlockCompressed && bc.kind == CompressZstd:
-		out, err := bc.dec.DecodeAll(body, dst)
-		if err != nil || len(out) != rawLen || &out[0] != &dst[:1][0] {
+		// Decode into Go memory and copy: the zstd decoder may keep its
+		// output as match history, and a decoder must never hold a slice
+		// into cache memory that Close (or a transient page's release)
+		// unmaps.
+		buf := bc.getScratch()
+		defer bc.pool.Put(buf)
+		out, err := bc.dec.DecodeAll(body, (*buf)[:0])
+		if err != nil || len(out) != rawLen {
 			return nil, corruptAt(off, "zstd block does not decode to %d bytes: %v", rawLen, err)
 		}
-		return out, nil
+		*buf = out[:0]
+		return append(dst, out...), nil
 	case method == f.BlockCompressed && bc.kind == CompressS2:
 		n, err := s2.DecodedLen(body)
 		if err != nil || n != rawLen {
