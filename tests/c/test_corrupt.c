@@ -81,7 +81,7 @@ static void load_expected(const char *path) {
             t->klens[j] = t->k[j].n;
             total += t->k[j].n;
         }
-        t->allkeys = malloc(total + 64);
+        t->allkeys = calloc(1, total + 64); /* zeroed padding: see unhex_alloc in test_vectors.c */
         for (size_t j = 0, o = 0; j < t->n; o += t->k[j].n, j++) memcpy(t->allkeys + o, t->k[j].p, t->k[j].n);
         jv *m = jget(td, "missing");
         t->nmiss = m->n;
