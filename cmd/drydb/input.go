@@ -106,7 +106,12 @@ func (cr *csvReader) read() ([]string, int, error) {
 		}
 	}
 	rec, err := cr.r.Read()
-	line, _ := cr.r.FieldPos(0)
+	line := cr.line + 1
+	if len(rec) > 0 {
+		// FieldPos panics when the last Read returned no fields (an
+		// error, or EOF): ask only when there is a field.
+		line, _ = cr.r.FieldPos(0)
+	}
 	if err != nil {
 		var pe *csv.ParseError
 		if errors.As(err, &pe) {
