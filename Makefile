@@ -77,7 +77,7 @@ test-python: lib
 	else echo "no Python tests yet: skipped"; fi
 
 test-csharp: lib
-	@if [ -f bindings/csharp/Makefile ]; then DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(MAKE) -C bindings/csharp test; \
+	@if [ -f bindings/csharp/Makefile ]; then sh scripts/ensure-mono && DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(MAKE) -C bindings/csharp test; \
 	else echo "no C# tests yet: skipped"; fi
 
 # Memory errors: C tests under valgrind against a library built with the Go
@@ -138,6 +138,7 @@ clean:
 # Character Database) through the CLI, C, Python and C#.
 .PHONY: demo bench
 demo: all
+	-sh scripts/ensure-mono
 	bash demo/run.sh
 
 # Benchmarks (never part of the tests): drydb and its peers in one run;
