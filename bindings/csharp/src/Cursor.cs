@@ -68,7 +68,7 @@ namespace DryDB
             bool added = false;
             try
             {
-                db.AddRef(ref added);
+                db.AddCursorRef(ref added);
                 if (!isIndex) h.Batch = Marshal.AllocHGlobal(32 * MaxBatch);
                 IntPtr raw = open();
                 h.Db = db.Handle; // the reference taken above now belongs to the cursor

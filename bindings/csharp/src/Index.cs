@@ -39,7 +39,7 @@ namespace DryDB
                     Native.Check(Native.drydb_index_info(ih, &ni));
                     return new IndexInfo { KeyKind = (KeyKind)ni.key_kind, Parts = Table.PartsOf(ni.parts, ni.nparts), Entries = (long)ni.entries, Unique = ni.unique != 0 };
                 }
-                finally { if (added) db.Handle.DangerousRelease(); }
+                finally { if (added) db.Release(); }
             }
         }
 
@@ -66,7 +66,7 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
         public bool TryGet(long indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.Int64); return TryGet(Keys.Int64(indexKey), out primaryKey, out value); }
         public bool TryGet(ulong indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.UInt64); return TryGet(Keys.UInt64(indexKey), out primaryKey, out value); }
@@ -106,7 +106,7 @@ namespace DryDB
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
         /// <summary>Entries with lo &lt;= index key &lt;= hi; null = unbounded.</summary>
         public long Count(byte[] lo, byte[] hi) { return Count(Table.Incl(lo), Table.Incl(hi)); }
@@ -172,7 +172,7 @@ namespace DryDB
                 Native.Check(rc);
                 return cur;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         bool Fill(IntPtr cur, bool reverse, List<IndexEntry> batch)
@@ -198,7 +198,7 @@ namespace DryDB
                     batch.Add(new IndexEntry(Native.Copy(ks[i], kls[i]), Native.Copy(ps[i], pls[i]), Native.Copy(vs[i], vls[i])));
                 return c > 0;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         // ------------------------------------------------------------ cursors

@@ -32,6 +32,16 @@ namespace DryDB
             PutUInt64(u, o);
         }
 
+        // The 8-byte key as a ulong whose in-memory bytes are the encoding:
+        // (byte*)&result is the key, with no buffer to fill byte by byte.
+        internal static ulong UInt64BE(ulong v)
+        {
+            if (!BitConverter.IsLittleEndian) return v;
+            return (v >> 56) | ((v >> 40) & 0xFF00UL) | ((v >> 24) & 0xFF0000UL) | ((v >> 8) & 0xFF000000UL) |
+                   ((v << 8) & 0xFF00000000UL) | ((v << 24) & 0xFF0000000000UL) | ((v << 40) & 0xFF000000000000UL) | (v << 56);
+        }
+        internal static ulong Int64BE(long v) { return UInt64BE((ulong)v ^ 0x8000000000000000UL); }
+
         public static ulong ReadUInt64(byte* p)
         {
             return ((ulong)p[0] << 56) | ((ulong)p[1] << 48) | ((ulong)p[2] << 40) | ((ulong)p[3] << 32) |

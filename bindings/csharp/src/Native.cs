@@ -233,11 +233,20 @@ namespace DryDB
 
         internal static byte[] Copy(byte* p, UIntPtr len)
         {
-            int n = checked((int)(ulong)len);
-            var r = new byte[n];
-            // Buffer.MemoryCopy: Mono's Marshal.Copy is an icall costing ~100 ns.
-            if (n > 0) fixed (byte* d = r) Buffer.MemoryCopy(p, d, n, n);
-            return r;
+            ulong n = (ulong)len;
+            if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
+            return Copy(p, (int)n);
+        }
+
+        // Copies n bytes (no overlap). Short values, the common case, are copied
+        // with 8-byte moves: Buffer.MemoryCopy costs ~10 ns of checks on Mono
+        // 6.8 for a 13-byte value, Marshal.Copy ~25 ns.
+        internal static void CopyBytes(byte* src, byte* dst, int n)
+        {
+            if (n > 64) { Buffer.MemoryCopy(src, dst, n, n); return; }
+            while (n >= 8) { *(ulong*)dst = *(ulong*)src; src += 8; dst += 8; n -= 8; }
+            if (n >= 4) { *(uint*)dst = *(uint*)src; src += 4; dst += 4; n -= 4; }
+            while (n > 0) { *dst++ = *src++; n--; }
         }
 
         internal static Exception Error(int code)
@@ -252,7 +261,7 @@ namespace DryDB
         internal static byte[] Copy(byte* p, int n)
         {
             var r = new byte[n];
-            if (n > 0) fixed (byte* d = r) Buffer.MemoryCopy(p, d, n, n);
+            if (n > 0) fixed (byte* d = r) CopyBytes(p, d, n);
             return r;
         }
 

@@ -14,6 +14,7 @@ namespace DryDB
     {
         readonly Database db;
         readonly IntPtr th;
+        readonly KeyKind kind; // KeyKind, as a field for the hot paths
         readonly Dictionary<string, Index> indexes = new Dictionary<string, Index>();
 
         public string Name { get; private set; }
@@ -25,7 +26,7 @@ namespace DryDB
         internal Table(Database db, string name, IntPtr th, NativeTableInfo ni)
         {
             this.db = db; this.th = th; Name = name;
-            KeyKind = (KeyKind)ni.key_kind;
+            KeyKind = kind = (KeyKind)ni.key_kind;
             Parts = PartsOf(ni.parts, ni.nparts);
         }
 
@@ -53,7 +54,7 @@ namespace DryDB
                         Level = ni.level, Dictionary = (ni.flags & 1) != 0,
                     };
                 }
-                finally { if (added) db.Handle.DangerousRelease(); }
+                finally { if (added) db.Release(); }
             }
         }
 
@@ -76,7 +77,7 @@ namespace DryDB
                         r.Add(Native.FromCString((IntPtr)name));
                     }
                 }
-                finally { if (added) db.Handle.DangerousRelease(); }
+                finally { if (added) db.Release(); }
             }
         }
 
@@ -102,18 +103,24 @@ namespace DryDB
         public bool TryGet(byte* key, int keyLength, out byte[] value)
         {
             if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
-            bool added = false;
+            return GetCore(key, keyLength, out value);
+        }
+
+        // One crossing, guarded by Database.Enter/Leave; the copy happens before
+        // Leave, so a concurrent Dispose cannot unmap the value under it.
+        bool GetCore(byte* key, int keyLength, out byte[] value)
+        {
+            byte* v; UIntPtr vl; int rc;
+            db.Enter();
             try
             {
-                db.AddRef(ref added);
-                byte* v; UIntPtr vl;
-                int rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
+                rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
                 if (rc == Native.OK) { value = Native.Copy(v, vl); return true; }
-                value = null;
-                if (rc == Native.NOTFOUND) return false;
-                throw Native.Error(rc);
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { db.Leave(); }
+            value = null;
+            if (rc == Native.NOTFOUND) return false;
+            throw Native.Error(rc);
         }
 
         /// <summary>Hot path without allocation: copies the value into
@@ -123,19 +130,18 @@ namespace DryDB
         {
             if (dest == null) throw new ArgumentNullException("dest");
             if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
-            bool added = false;
+            byte* v; UIntPtr vl; int rc; ulong n;
+            db.Enter();
             try
             {
-                db.AddRef(ref added);
-                byte* v; UIntPtr vl;
-                int rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
-                if (rc == Native.NOTFOUND) return -1;
-                if (rc != Native.OK) throw Native.Error(rc);
-                int n = (int)(ulong)vl;
-                if (n <= dest.Length && n > 0) fixed (byte* d = dest) Buffer.MemoryCopy(v, d, n, n);
-                return n;
+                rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
+                n = (ulong)vl;
+                if (rc == Native.OK && n <= (ulong)dest.Length && n > 0) fixed (byte* d = dest) Native.CopyBytes(v, d, (int)n);
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { db.Leave(); }
+            if (rc == Native.NOTFOUND) return -1;
+            if (rc != Native.OK) throw Native.Error(rc);
+            return n > int.MaxValue ? int.MaxValue : (int)n;
         }
 
         public bool TryGet(byte[] key, out byte[] value)
@@ -145,15 +151,15 @@ namespace DryDB
         }
         public bool TryGet(long key, out byte[] value)
         {
-            Kind(KeyKind.Int64);
-            byte* k = stackalloc byte[8]; Keys.PutInt64(key, k);
-            return TryGet(k, 8, out value);
+            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
+            ulong k = Keys.Int64BE(key);
+            return GetCore((byte*)&k, 8, out value);
         }
         public bool TryGet(ulong key, out byte[] value)
         {
-            Kind(KeyKind.UInt64);
-            byte* k = stackalloc byte[8]; Keys.PutUInt64(key, k);
-            return TryGet(k, 8, out value);
+            if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
+            ulong k = Keys.UInt64BE(key);
+            return GetCore((byte*)&k, 8, out value);
         }
         public bool TryGet(double key, out byte[] value)
         {
@@ -198,7 +204,7 @@ namespace DryDB
                 if (n <= dest.Length && n > 0) new ReadOnlySpan<byte>(v, n).CopyTo(dest);
                 return n;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         public long Rank(ReadOnlySpan<byte> key)
@@ -212,7 +218,7 @@ namespace DryDB
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 #endif
 
@@ -265,7 +271,7 @@ namespace DryDB
                 }
                 return found;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         /// <summary>Values of many keys in one crossing per 256 keys; null where absent.</summary>
@@ -350,7 +356,7 @@ namespace DryDB
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         /// <summary>Rows with lo &lt;= key &lt;= hi; a null bound is unbounded
@@ -378,7 +384,7 @@ namespace DryDB
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
         public long Rank(long key) { Kind(KeyKind.Int64); return Rank(Keys.Int64(key)); }
         public long Rank(ulong key) { Kind(KeyKind.UInt64); return Rank(Keys.UInt64(key)); }
@@ -400,7 +406,7 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         /// <summary>The n-th row; ArgumentOutOfRangeException if n &gt;= rows.</summary>
@@ -476,7 +482,7 @@ namespace DryDB
                 Native.Check(rc);
                 return cur;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         internal static void CloseRaw(Database db, IntPtr cur)
@@ -489,7 +495,7 @@ namespace DryDB
                 try { db.AddRef(ref added); } catch (ObjectDisposedException) { return; }
                 Native.drydb_cursor_close(cur);
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         bool FillRange(IntPtr cur, bool reverse, List<KeyValuePair<byte[], byte[]>> batch)
@@ -512,7 +518,7 @@ namespace DryDB
                     batch.Add(new KeyValuePair<byte[], byte[]>(Native.Copy(ks[i], kls[i]), Native.Copy(vs[i], vls[i])));
                 return c > 0;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         // ------------------------------------------------------------ cursors
@@ -565,7 +571,7 @@ namespace DryDB
                 }
                 return ix;
             }
-            finally { if (added) db.Handle.DangerousRelease(); }
+            finally { if (added) db.Release(); }
         }
 
         // ------------------------------------------------------------ async twins
