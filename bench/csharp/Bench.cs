@@ -373,8 +373,15 @@ namespace DryDBBench
         public override string Name { get { return "drydb"; } }
         public override string Config { get { return "DryDB binding: table 'bench', long keys, uncompressed; TryGet copies to byte[]"; } }
         public override bool HasGetMany { get { return true; } }
-        // no builder in the binding yet: read the file bench/c built (c-drydb-ROWS.db)
-        public override void Build(string path, int n, Func<long, byte[]> value) { throw new NotSupportedException(); }
+        public override void Build(string path, int n, Func<long, byte[]> value)
+        {
+            using (var b = new DryDB.DatabaseBuilder(new DryDB.BuilderOptions { PageSize = 4096 }))
+            {
+                var tb = b.CreateTable("bench", DryDB.KeyKind.Int64);
+                for (int i = 0; i < n; i++) tb.Append((long)i, value(i));
+                b.Build(path);
+            }
+        }
         public override void Open(string path) { db = DryDB.Database.Open(path); t = db.GetTable("bench"); }
         public override void Close() { db.Dispose(); }
         public override bool TryGet(long key, out byte[] value) { return t.TryGet(key, out value); }
