@@ -135,42 +135,91 @@ func keyArray(p []byte) []byte {
 	return p[f.PageHeaderSize : f.PageHeaderSize+8*n]
 }
 
-// The loops are branch-free (the compiler turns the conditional add into a
-// conditional move): a mispredicted branch per step costs more than the
-// comparison itself.
+// Interpolation search over key-array pages.
+//
+// Keys in a key-array page are sorted 8-byte big-endian integers. Tables of
+// integer keys are very often dense or evenly spread (row ids, sequence
+// numbers, timestamps, hashes), and then a straight line between the
+// page's first and last keys predicts where a key lies: one guess and one
+// check of its two neighbours find it, and the check is a branch that is
+// almost always taken, so the processor runs ahead on its prediction.
+// When the guess is off (skewed keys), a branch-free binary search of the
+// page follows: the cost of a wrong guess is the guess itself (measured:
+// BenchmarkGetSkewed, about 10 ns more than a plain binary search).
 
-func leafSearch8(p []byte, k uint64) (int, bool) {
-	keys := keyArray(p)
-	n := len(keys) / 8
-	base := 0
-	for m := n; m > 1; {
-		half := m >> 1
-		if be.Uint64(keys[8*(base+half):]) < k {
-			base += half
-		}
-		m -= half
+// upperBound8 returns the number of keys in keys (big-endian uint64s, in
+// ascending order) that are <= k.
+func upperBound8(keys []byte, k uint64) int {
+	m := len(keys) / 8
+	if m == 0 {
+		return 0
 	}
-	if n == 0 {
-		return 0, false
+	first := be.Uint64(keys)
+	if k < first {
+		return 0
 	}
-	if be.Uint64(keys[8*base:]) < k {
-		base++
+	last := be.Uint64(keys[8*(m-1):])
+	if k >= last {
+		return m
 	}
-	return base, base < n && be.Uint64(keys[8*base:]) == k
+	// first <= k < last, so m >= 2 and the answer is in [1, m-1]. With
+	// evenly spaced keys, k lies in the gap after key floor(x); the small
+	// bias keeps a k equal to a key from rounding down into the gap before
+	// it. Signed conversions are single instructions: halve a span that
+	// does not fit in int64.
+	d, s := k-first, last-first
+	if int64(s) < 0 {
+		d, s = d>>1, s>>1
+	}
+	g := int(float64(int64(d))/float64(int64(s))*float64(m-1)+1e-6) + 1
+	if g > m-1 {
+		g = m - 1
+	}
+	if be.Uint64(keys[8*(g-1):]) <= k && k < be.Uint64(keys[8*g:]) {
+		return g
+	}
+	return upperBoundSlow(keys, k)
 }
 
-func branchSearch8(p []byte, k uint64) int {
-	keys := keyArray(p)
-	n := len(keys) / 8
-	base := 0
-	for m := n; m > 1; {
-		half := m >> 1
+// upperBoundSlow finishes upperBound8 when the guess was off: a binary
+// search of the whole page, branch-free (the compiler turns the
+// conditional add into a conditional move), because the keys that
+// interpolation misses are the ones whose position the branch predictor
+// cannot guess either. keys[0] <= k < keys[m-1] holds.
+func upperBoundSlow(keys []byte, k uint64) int {
+	base := 0 // keys[base] <= k
+	for n := len(keys) / 8; n > 1; {
+		half := n >> 1
 		if be.Uint64(keys[8*(base+half):]) <= k {
 			base += half
 		}
-		m -= half
+		n -= half
 	}
-	return base
+	return base + 1
+}
+
+// leafSearch8 returns the first position whose key is >= k, and whether
+// that key equals k.
+func leafSearch8(p []byte, k uint64) (int, bool) {
+	keys := keyArray(p)
+	i := 0
+	if k > 0 {
+		i = upperBound8(keys, k-1) // keys < k are the keys <= k-1
+	}
+	return i, i < len(keys)/8 && be.Uint64(keys[8*i:]) == k
+}
+
+// branchSearch8 returns the child that may hold k: the last entry whose
+// separator is <= k (entry 0 when none is). Entry 0's key is not a
+// separator (everything below separator 1 goes there), so the search, and
+// its interpolation, covers entries 1..n-1: the number of those that are
+// <= k is the child's index.
+func branchSearch8(p []byte, k uint64) int {
+	keys := keyArray(p)
+	if len(keys) <= 8 {
+		return 0
+	}
+	return upperBound8(keys[8:], k)
 }
 
 // checkNode validates a node's structure so that the accessors above can

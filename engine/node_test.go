@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"testing"
+)
+
+// TestSearch8 checks the interpolation searches of key-array pages against
+// sort.Search on key sets that interpolate well and badly: every probe key
+// is each key, its neighbours and the extremes.
+func TestSearch8(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	gen := map[string]func(m int) []uint64{
+		"dense": func(m int) []uint64 {
+			ks := make([]uint64, m)
+			for i := range ks {
+				ks[i] = 1<<63 + uint64(i)
+			}
+			return ks
+		},
+		"stride1000": func(m int) []uint64 {
+			ks := make([]uint64, m)
+			for i := range ks {
+				ks[i] = 5 + 1000*uint64(i)
+			}
+			return ks
+		},
+		"random": func(m int) []uint64 {
+			set := map[uint64]bool{}
+			for len(set) < m {
+				set[r.Uint64()] = true
+			}
+			ks := make([]uint64, 0, m)
+			for k := range set {
+				ks = append(ks, k)
+			}
+			return ks
+		},
+		"squares": func(m int) []uint64 { // skewed: most keys near the start
+			ks := make([]uint64, m)
+			for i := range ks {
+				ks[i] = uint64(i) * uint64(i) * uint64(i) * uint64(i)
+			}
+			return ks
+		},
+		"outlier": func(m int) []uint64 { // one huge key stretches the line
+			ks := make([]uint64, m)
+			for i := range ks {
+				ks[i] = uint64(i)
+			}
+			ks[m-1] = math.MaxUint64
+			return ks
+		},
+		"full-span": func(m int) []uint64 {
+			ks := make([]uint64, m)
+			for i := range ks {
+				ks[i] = uint64(i)
+			}
+			ks[0], ks[m-1] = 0, math.MaxUint64
+			return ks
+		},
+	}
+	for name, g := range gen {
+		for _, m := range []int{1, 2, 3, 7, 64, 163, 500} {
+			t.Run(fmt.Sprintf("%s/%d", name, m), func(t *testing.T) {
+				ks := g(m)
+				sort.Slice(ks, func(i, j int) bool { return ks[i] < ks[j] })
+				page := make([]byte, 16+8*m)
+				for i, k := range ks {
+					binary.BigEndian.PutUint64(page[16+8*i:], k)
+				}
+				binary.LittleEndian.PutUint16(page[6:], uint16(m))
+				probes := []uint64{0, 1, math.MaxUint64, math.MaxUint64 - 1, 1 << 63}
+				for _, k := range ks {
+					probes = append(probes, k-1, k, k+1)
+				}
+				for _, k := range probes {
+					le := sort.Search(m, func(i int) bool { return ks[i] > k })
+					if got := upperBound8(page[16:], k); got != le {
+						t.Fatalf("upperBound8(%#x) = %d, want %d", k, got, le)
+					}
+					lb := sort.Search(m, func(i int) bool { return ks[i] >= k })
+					i, found := leafSearch8(page, k)
+					if i != lb || found != (lb < m && ks[lb] == k) {
+						t.Fatalf("leafSearch8(%#x) = %d %v, want %d", k, i, found, lb)
+					}
+					want := 0
+					if le2 := sort.Search(m-1, func(i int) bool { return ks[i+1] > k }); le2 > 0 {
+						want = le2
+					}
+					if got := branchSearch8(page, k); got != want {
+						t.Fatalf("branchSearch8(%#x) = %d, want %d", k, got, want)
+					}
+				}
+			})
+		}
+	}
+}
