@@ -130,6 +130,88 @@ namespace DryDB
             finally { Exit(); }
         }
 
+        /// <summary>Zero-copy batch step of a table cursor: moves forward over up to
+        /// <paramref name="max"/> entries after the current one (from the first on a
+        /// fresh cursor) and writes their keys and values as pointer + length into
+        /// the caller's arrays (each of at least <paramref name="max"/> elements).
+        /// Returns how many (possibly fewer than max with more to come; 0 when none
+        /// is left, the cursor is then at end). The cursor ends on the last entry
+        /// returned, so Key/Value/Next/Prev carry on from there. The pointers are
+        /// valid until the cursor moves again or is disposed. One crossing per call,
+        /// whatever max (up to the range's end); index cursors are not supported.</summary>
+        public int NextBatch(int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            if (max < 0) throw new ArgumentOutOfRangeException("max");
+            if (max > 0 && (keys == null || keyLengths == null)) throw new ArgumentNullException("keys");
+            if (max > 0 && (values == null || valueLengths == null)) throw new ArgumentNullException("values");
+            if (isIndex) throw new InvalidOperationException("NextBatch is for table cursors; use Next on index cursors");
+            Enter();
+            try
+            {
+                if (max == 0) return 0;
+                int got = 0;
+                if (bn > 0)
+                {
+                    // Read-ahead left from Next(): hand it out first. No native call in
+                    // the same step: a native move would end the lifetime of these
+                    // pointers on compressed tables.
+                    if (bi + 1 < bn)
+                    {
+                        while (got < max && bi + 1 < bn)
+                        {
+                            bi++;
+                            keys[got] = bk[bi]; keyLengths[got] = bkl[bi];
+                            values[got] = bv[bi]; valueLengths[got] = bvl[bi];
+                            got++;
+                        }
+                        FromBatch();
+                        return got;
+                    }
+                    got = NativeBatch(max, false, keys, keyLengths, values, valueLengths);
+                }
+                else if (state == AtEnd) return 0;
+                else got = NativeBatch(max, state == OnEntry, keys, keyLengths, values, valueLengths);
+                if (got == 0) { bn = 0; state = AtEnd; Clear(); return 0; }
+                // The last entry returned becomes the current one; the native cursor
+                // is past it, as after a read-ahead.
+                bk[0] = keys[got - 1]; bkl[0] = keyLengths[got - 1];
+                bv[0] = values[got - 1]; bvl[0] = valueLengths[got - 1];
+                bn = 1; bi = 0;
+                FromBatch();
+                state = OnEntry;
+                return got;
+            }
+            finally { Exit(); }
+        }
+
+        // One drydb_cursor_next_batch into the caller's arrays. skipFirst: the
+        // native cursor is on the current entry, which the batch starts with and
+        // which is dropped (shifted out).
+        int NativeBatch(int max, bool skipFirst, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            UIntPtr n;
+            int rc;
+            if (skipFirst && max == 1)
+            {
+                rc = Native.drydb_cursor_next_batch(h.Raw, 0, (UIntPtr)2, bk, bkl, bv, bvl, &n);
+                if (rc == Native.NOTFOUND || (rc == Native.OK && (ulong)n < 2)) return 0;
+                if (rc != Native.OK) { bn = 0; state = AtEnd; Clear(); throw Native.Error(rc); }
+                keys[0] = bk[1]; keyLengths[0] = bkl[1]; values[0] = bv[1]; valueLengths[0] = bvl[1];
+                return 1;
+            }
+            rc = Native.drydb_cursor_next_batch(h.Raw, 0, (UIntPtr)max, keys, keyLengths, values, valueLengths, &n);
+            if (rc == Native.NOTFOUND) return 0;
+            if (rc != Native.OK) { bn = 0; state = AtEnd; Clear(); throw Native.Error(rc); }
+            int c = (int)(ulong)n;
+            if (!skipFirst) return c;
+            for (int i = 1; i < c; i++)
+            {
+                keys[i - 1] = keys[i]; keyLengths[i - 1] = keyLengths[i];
+                values[i - 1] = values[i]; valueLengths[i - 1] = valueLengths[i];
+            }
+            return c - 1;
+        }
+
         /// <summary>Moves to the previous entry (the last one on a fresh cursor).</summary>
         public bool Prev()
         {
@@ -157,8 +239,10 @@ namespace DryDB
         public bool Seek(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeek, k, key.Length); }
         /// <summary>Positions on <paramref name="key"/> exactly (index cursors: the first entry with that index key).</summary>
         public bool SeekExact(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeekExact, k, key.Length); }
-        public bool Seek(long key) { return Seek(Keys.Int64(key)); }
-        public bool SeekExact(long key) { return SeekExact(Keys.Int64(key)); }
+        /// <summary>Seek with an int64 key (encoded as Keys.Int64, without allocating).</summary>
+        public bool Seek(long key) { ulong k = Keys.Int64BE(key); return Op(OpSeek, (byte*)&k, 8); }
+        /// <summary>SeekExact with an int64 key (encoded as Keys.Int64, without allocating).</summary>
+        public bool SeekExact(long key) { ulong k = Keys.Int64BE(key); return Op(OpSeekExact, (byte*)&k, 8); }
         /// <summary>Positions on row n of the table (whole-table numbering); false if outside the bounds.</summary>
         public bool SeekRow(long n)
         {

@@ -246,32 +246,154 @@ namespace DryDB
             if (values.Length < n) throw new ArgumentException("values is shorter than n", "values");
             if (n == 0) return 0;
             if (keys == null || keyLengths == null) throw new ArgumentNullException("keys");
-            int found = 0;
-            byte** vals = stackalloc byte*[ManyChunk];
-            UIntPtr* vlens = stackalloc UIntPtr[ManyChunk];
-            byte* fnd = stackalloc byte[ManyChunk];
-            bool added = false;
+            int found = 0, chunk = Math.Min(ManyChunk, n);
+            byte** vals = stackalloc byte*[chunk];
+            UIntPtr* vlens = stackalloc UIntPtr[chunk];
+            byte* fnd = stackalloc byte[chunk];
+            int done = 0;
+            byte* kp = keys;
+            while (done < n)
+            {
+                int c = Math.Min(ManyChunk, n - done);
+                found += ManyChunkCopy(c, kp, keyLengths + done, vals, vlens, fnd, values, done);
+                for (int i = 0; i < c; i++) kp += (long)(ulong)keyLengths[done + i];
+                done += c;
+            }
+            return found;
+        }
+
+        // One drydb_get_many crossing; values copied to byte[] before Leave.
+        int ManyChunkCopy(int c, byte* keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, byte* fnd, byte[][] values, int at)
+        {
+            int rc, found = 0;
+            db.Enter();
             try
             {
-                db.AddRef(ref added);
-                int done = 0;
-                byte* kp = keys;
-                while (done < n)
-                {
-                    int c = Math.Min(ManyChunk, n - done);
-                    int rc = Native.drydb_get_many(th, (UIntPtr)c, kp, keyLengths + done, vals, vlens, fnd);
-                    if (rc != Native.OK) throw Native.Error(rc);
+                rc = Native.drydb_get_many(th, (UIntPtr)c, keys, klens, vals, vlens, fnd);
+                if (rc == Native.OK)
                     for (int i = 0; i < c; i++)
                     {
-                        kp += (long)(ulong)keyLengths[done + i];
-                        if (fnd[i] != 0) { values[done + i] = Native.Copy(vals[i], vlens[i]); found++; }
-                        else values[done + i] = null;
+                        if (fnd[i] != 0) { values[at + i] = Native.Copy(vals[i], vlens[i]); found++; }
+                        else values[at + i] = null;
                     }
-                    done += c;
-                }
-                return found;
             }
-            finally { if (added) db.Release(); }
+            finally { db.Leave(); }
+            if (rc != Native.OK) throw Native.Error(rc);
+            return found;
+        }
+
+        /// <summary>Zero-copy batch lookup in one crossing: n keys concatenated in
+        /// <paramref name="keys"/> with their lengths; writes values[i] (null if
+        /// absent) and valueLengths[i] for i in [0, n). Returns the number found.
+        /// The pointers are valid until the database is disposed for uncompressed
+        /// tables, and for compressed ones until this thread's next
+        /// TryGet/GetMany/TryGetAt/index get (all n stay valid together). Nothing
+        /// keeps the database open while they are read: do not dispose it meanwhile.</summary>
+        public int GetMany(int n, byte* keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            if (n < 0) throw new ArgumentException("n < 0", "n");
+            if (n == 0) return 0;
+            if (keys == null || keyLengths == null) throw new ArgumentNullException("keys");
+            if (values == null || valueLengths == null) throw new ArgumentNullException("values");
+            return ManyRaw(n, keys, keyLengths, values, valueLengths);
+        }
+
+        int ManyRaw(int n, byte* keys, UIntPtr* klens, byte** values, UIntPtr* vlens)
+        {
+            byte[] heap = null;
+            byte* fnd;
+            if (n <= 4096) { byte* f = stackalloc byte[n]; fnd = f; }
+            else { heap = new byte[n]; fixed (byte* f = heap) return ManyRawFound(n, keys, klens, values, vlens, f); }
+            return ManyRawFound(n, keys, klens, values, vlens, fnd);
+        }
+
+        int ManyRawFound(int n, byte* keys, UIntPtr* klens, byte** values, UIntPtr* vlens, byte* fnd)
+        {
+            int rc;
+            db.Enter();
+            try { rc = Native.drydb_get_many(th, (UIntPtr)n, keys, klens, values, vlens, fnd); }
+            finally { db.Leave(); }
+            if (rc != Native.OK) throw Native.Error(rc);
+            int found = 0;
+            for (int i = 0; i < n; i++) found += fnd[i];
+            return found;
+        }
+
+        static void CheckSpan(Array a, int index, int count, string name)
+        {
+            if (a == null) throw new ArgumentNullException(name);
+            if (index < 0) throw new ArgumentOutOfRangeException(name + "Index");
+            if (count < 0) throw new ArgumentOutOfRangeException("count");
+            if (a.Length - index < count) throw new ArgumentException(name + " has fewer than count elements from the index", name);
+        }
+
+        /// <summary>Hot path for int64 tables: values of keys[keyIndex ..
+        /// keyIndex+count) into values[valueIndex ..] (a copy, or null where absent),
+        /// one crossing per 256 keys and no allocation besides the values. Returns
+        /// the number found.</summary>
+        public int GetMany(long[] keys, int keyIndex, byte[][] values, int valueIndex, int count)
+        {
+            CheckSpan(keys, keyIndex, count, "keys");
+            CheckSpan(values, valueIndex, count, "values");
+            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
+            return ManyFixed(keys, null, keyIndex, values, valueIndex, count);
+        }
+
+        /// <summary>Hot path for uint64 tables; see GetMany(long[], int, byte[][], int, int).</summary>
+        public int GetMany(ulong[] keys, int keyIndex, byte[][] values, int valueIndex, int count)
+        {
+            CheckSpan(keys, keyIndex, count, "keys");
+            CheckSpan(values, valueIndex, count, "values");
+            if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
+            return ManyFixed(null, keys, keyIndex, values, valueIndex, count);
+        }
+
+        int ManyFixed(long[] keys, ulong[] ukeys, int keyIndex, byte[][] values, int valueIndex, int count)
+        {
+            if (count == 0) return 0;
+            int chunk = Math.Min(ManyChunk, count), found = 0;
+            ulong* kb = stackalloc ulong[chunk];
+            UIntPtr* kl = stackalloc UIntPtr[chunk];
+            byte** vals = stackalloc byte*[chunk];
+            UIntPtr* vlens = stackalloc UIntPtr[chunk];
+            byte* fnd = stackalloc byte[chunk];
+            for (int i = 0; i < chunk; i++) kl[i] = (UIntPtr)8;
+            for (int done = 0; done < count;)
+            {
+                int c = Math.Min(ManyChunk, count - done);
+                if (keys != null) for (int i = 0; i < c; i++) kb[i] = Keys.Int64BE(keys[keyIndex + done + i]);
+                else for (int i = 0; i < c; i++) kb[i] = Keys.UInt64BE(ukeys[keyIndex + done + i]);
+                found += ManyChunkCopy(c, (byte*)kb, kl, vals, vlens, fnd, values, valueIndex + done);
+                done += c;
+            }
+            return found;
+        }
+
+        /// <summary>Zero-copy batch lookup for int64 tables, in one crossing:
+        /// writes values[i] (null if absent) and valueLengths[i] for the keys
+        /// keys[keyIndex + i], i in [0, count). Returns the number found. Pointer
+        /// lifetimes as for GetMany(int, byte*, UIntPtr*, byte**, UIntPtr*).</summary>
+        public int GetMany(long[] keys, int keyIndex, int count, byte** values, UIntPtr* valueLengths)
+        {
+            CheckSpan(keys, keyIndex, count, "keys");
+            if (values == null || valueLengths == null) throw new ArgumentNullException("values");
+            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
+            if (count == 0) return 0;
+            if (count <= 1024)
+            {
+                ulong* kb = stackalloc ulong[count];
+                UIntPtr* kl = stackalloc UIntPtr[count];
+                return ManyRawInt64(keys, keyIndex, count, kb, kl, values, valueLengths);
+            }
+            var kbh = new ulong[count];
+            var klh = new UIntPtr[count];
+            fixed (ulong* kb = kbh) fixed (UIntPtr* kl = klh) return ManyRawInt64(keys, keyIndex, count, kb, kl, values, valueLengths);
+        }
+
+        int ManyRawInt64(long[] keys, int keyIndex, int count, ulong* kb, UIntPtr* kl, byte** values, UIntPtr* vlens)
+        {
+            for (int i = 0; i < count; i++) { kb[i] = Keys.Int64BE(keys[keyIndex + i]); kl[i] = (UIntPtr)8; }
+            return ManyRaw(count, (byte*)kb, kl, values, vlens);
         }
 
         /// <summary>Values of many keys in one crossing per 256 keys; null where absent.</summary>
@@ -302,13 +424,21 @@ namespace DryDB
         {
             if (keys == null) throw new ArgumentNullException("keys");
             Kind(KeyKind.Int64);
-            return GetManyFixed(keys.Count, i => keys[i], 0);
+            var a = keys as long[];
+            if (a == null) { a = new long[keys.Count]; keys.CopyTo(a, 0); }
+            var r = new byte[a.Length][];
+            ManyFixed(a, null, 0, r, 0, a.Length);
+            return r;
         }
         public byte[][] GetMany(IList<ulong> keys)
         {
             if (keys == null) throw new ArgumentNullException("keys");
             Kind(KeyKind.UInt64);
-            return GetManyFixed(keys.Count, i => (long)keys[i], 1);
+            var a = keys as ulong[];
+            if (a == null) { a = new ulong[keys.Count]; keys.CopyTo(a, 0); }
+            var r = new byte[a.Length][];
+            ManyFixed(null, a, 0, r, 0, a.Length);
+            return r;
         }
         public byte[][] GetMany(IList<string> keys)
         {
@@ -317,23 +447,6 @@ namespace DryDB
             var enc = new byte[keys.Count][];
             for (int i = 0; i < enc.Length; i++) enc[i] = Keys.String(keys[i]);
             return GetMany(enc);
-        }
-
-        byte[][] GetManyFixed(int n, Func<int, long> get, int mode)
-        {
-            var flat = new byte[n * 8];
-            var lens = new UIntPtr[n];
-            fixed (byte* f = flat)
-            {
-                for (int i = 0; i < n; i++)
-                {
-                    if (mode == 0) Keys.PutInt64(get(i), f + 8 * i); else Keys.PutUInt64((ulong)get(i), f + 8 * i);
-                    lens[i] = (UIntPtr)8;
-                }
-                var r = new byte[n][];
-                fixed (UIntPtr* l = lens) GetMany(n, f, l, r);
-                return r;
-            }
         }
 
         // ------------------------------------------------------------ count, rank, n-th row

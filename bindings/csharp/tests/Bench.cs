@@ -107,6 +107,19 @@ namespace DryDB.Tests
                     {
                         for (int r = 0; r < 1000; r++) foreach (var kv in t.Range(2000L, 2099L)) sink += kv.Value.Length;
                     })));
+                    ScanBench(t, Ops);
+                    var zv = new IntPtr[256];
+                    var zl = new UIntPtr[256];
+                    Report("GetMany(long[], i, n, byte**, UIntPtr*) zero-copy per key, batch of 256", Median(() => Ns(Ops, () =>
+                    {
+                        fixed (IntPtr* v = zv) fixed (UIntPtr* l = zl)
+                            for (int i = 0; i + 256 <= Ops; i += 256) sink += t.GetMany(keys, i, 256, (byte**)v, l);
+                    })));
+                    var cv = new byte[256][];
+                    Report("GetMany(long[], i, byte[][], 0, n) copies into caller array, per key, batch of 256", Median(() => Ns(Ops, () =>
+                    {
+                        for (int i = 0; i + 256 <= Ops; i += 256) sink += t.GetMany(keys, i, cv, 0, 256);
+                    })));
                     Report("Count [1000, 8999], per call", Median(() => Ns(10000, () =>
                     {
                         for (int r = 0; r < 10000; r++) sink += t.Count(1000L, 8999L);
@@ -121,6 +134,64 @@ namespace DryDB.Tests
         {
             var f = typeof(Table).GetField("th", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance);
             return (IntPtr)f.GetValue(t);
+        }
+
+        // A method of its own: stackalloc may not appear inside a try block.
+        static void ScanBench(Table t, int Ops)
+        {
+            // (mcs emits invalid IL for a stackalloc stored straight into a variable a lambda captures)
+            byte** ks0 = stackalloc byte*[128]; byte** vs0 = stackalloc byte*[128];
+            UIntPtr* kls0 = stackalloc UIntPtr[128]; UIntPtr* vls0 = stackalloc UIntPtr[128];
+            byte* lo0 = stackalloc byte[8]; Keys.PutInt64(2000, lo0);
+            byte** ks = ks0, vs = vs0; UIntPtr* kls = kls0, vls = vls0; byte* lo = lo0;
+            using (var rc = t.OpenCursor())
+            {
+                IntPtr craw = GetRawCursor(rc);
+                Report("raw drydb_cursor_seek, reused cursor (the floor of one crossing)", Median(() => Ns(Ops, () =>
+                {
+                    for (int r = 0; r < Ops; r++) sink += Native.drydb_cursor_seek(craw, lo, (UIntPtr)8);
+                })));
+                Report("raw seek + drydb_cursor_next_batch(100), per 100 rows", Median(() => Ns(10000, () =>
+                {
+                    UIntPtr got;
+                    for (int r = 0; r < 10000; r++)
+                    {
+                        Native.drydb_cursor_seek(craw, lo, (UIntPtr)8);
+                        sink += Native.drydb_cursor_next_batch(craw, 0, (UIntPtr)100, ks, kls, vs, vls, &got);
+                    }
+                })));
+                Report("raw seek + next_batch(100) keys only, per 100 rows", Median(() => Ns(10000, () =>
+                {
+                    UIntPtr got;
+                    for (int r = 0; r < 10000; r++)
+                    {
+                        Native.drydb_cursor_seek(craw, lo, (UIntPtr)8);
+                        sink += Native.drydb_cursor_next_batch(craw, 0, (UIntPtr)100, ks, kls, null, null, &got);
+                    }
+                })));
+                Report("Cursor.Seek(2000) + NextBatch(128) to 2099, reused cursor, per 100 rows", Median(() => Ns(10000, () =>
+                {
+                    for (int r = 0; r < 10000; r++)
+                    {
+                        if (!rc.Seek(2000L)) continue;
+                        long cnt = 1; int m;
+                        while ((m = rc.NextBatch(128, ks, kls, vs, vls)) > 0)
+                        {
+                            int i = 0;
+                            for (; i < m && Keys.ReadInt64(ks[i]) <= 2099; i++) sink += vs[i][12];
+                            cnt += i;
+                            if (i < m) break;
+                        }
+                        sink += cnt;
+                    }
+                })));
+            }
+        }
+
+        static IntPtr GetRawCursor(Cursor c)
+        {
+            var f = typeof(Cursor).GetField("h", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance);
+            return ((CursorHandle)f.GetValue(c)).Raw;
         }
 
         static void Report(string what, double ns) { Console.WriteLine("{0,10:F1} ns  {1}", ns, what); }
