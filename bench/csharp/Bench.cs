@@ -367,11 +367,12 @@ namespace DryDBBench
     // ---------------------------------------------------------------- drydb (the binding)
     // Compiled in by bench/run with -d:DRYDB -r:DryDB.dll when the binding exists.
     // Adjust the calls here to the binding's final API; nothing else changes.
-    public sealed class DrydbStore : Store
+    public sealed unsafe class DrydbStore : Store
     {
-        DryDB.Database db; DryDB.Table t;
+        const int ScanBatch = 64;
+        DryDB.Database db; DryDB.Table t; DryDB.Cursor cur;
         public override string Name { get { return "drydb"; } }
-        public override string Config { get { return "DryDB binding: table 'bench', long keys, uncompressed; TryGet copies to byte[]"; } }
+        public override string Config { get { return "DryDB binding: table 'bench', long keys, uncompressed, 4 KiB pages; TryGet(long, out byte[]) copies; GetMany(long[], idx, byte[][], idx, n) copies into the caller's array (one crossing per 256 keys); scan: one reused whole-table cursor, Seek(lo) then NextBatch(64) zero-copy (pointer + length, last byte of each value read), stops at hi; Count(lo, hi)"; } }
         public override bool HasGetMany { get { return true; } }
         public override void Build(string path, int n, Func<long, byte[]> value)
         {
@@ -382,23 +383,28 @@ namespace DryDBBench
                 b.Build(path);
             }
         }
-        public override void Open(string path) { db = DryDB.Database.Open(path); t = db.GetTable("bench"); }
-        public override void Close() { db.Dispose(); }
+        public override void Open(string path) { db = DryDB.Database.Open(path); t = db.GetTable("bench"); cur = t.OpenCursor(); }
+        public override void Close() { cur.Dispose(); db.Dispose(); }
         public override bool TryGet(long key, out byte[] value) { return t.TryGet(key, out value); }
-        public override int GetMany(long[] keys, int off, int n, byte[][] vals)
-        {
-            var ks = new long[n];
-            Array.Copy(keys, off, ks, 0, n);
-            var r = t.GetMany(ks);
-            int f = 0;
-            for (int i = 0; i < n; i++) { vals[i] = r[i]; if (r[i] != null) f++; }
-            return f;
-        }
+        public override int GetMany(long[] keys, int off, int n, byte[][] vals) { return t.GetMany(keys, off, vals, 0, n); }
         public override long Scan(long lo, long hi)
         {
-            long n = 0;
-            foreach (var kv in t.Range(lo, hi)) n++;
-            return n;
+            byte** ks = stackalloc byte*[ScanBatch]; byte** vs = stackalloc byte*[ScanBatch];
+            UIntPtr* kls = stackalloc UIntPtr[ScanBatch]; UIntPtr* vls = stackalloc UIntPtr[ScanBatch];
+            long n = 0, sum = 0;
+            if (!cur.Seek(lo) || cur.KeyInt64 > hi) return 0;
+            sum += cur.ValuePointer[cur.ValueLength - 1]; n++;
+            int m;
+            while ((m = cur.NextBatch(ScanBatch, ks, kls, vs, vls)) > 0)
+            {
+                // keys are sorted: only a batch whose last key is past hi needs a cut
+                int end = m;
+                if (DryDB.Keys.ReadInt64(ks[m - 1]) > hi) { end = 0; while (end < m && DryDB.Keys.ReadInt64(ks[end]) <= hi) end++; }
+                for (int i = 0; i < end; i++) sum += vs[i][(long)(ulong)vls[i] - 1];
+                n += end;
+                if (end < m) break;
+            }
+            return sum < 0 ? -1 : n;
         }
         public override long Count(long lo, long hi) { return t.Count(lo, hi); }
     }
