@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 import threading
 import weakref
-from ctypes import byref, c_char_p, c_size_t, c_ubyte, c_uint8, c_uint64, c_void_p
-from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence,
-                    Tuple, Union)
+from ctypes import byref, c_char_p, c_size_t, c_ubyte, c_uint64, c_void_p
+from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple,
+                    Union)
 
+from . import _fast
 from . import _lib as L
 from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, ClosedError, Error)
 from .codecs import META_PREFIX, Codec, get_codec
-from .keys import KEY_INT64, KEY_STRING, KEY_UINT64, KeyCodec
+from .keys import KeyCodec
 
 __all__ = ["Database", "Table", "Index", "Cursor", "open", "open_memory"]
 
@@ -38,23 +39,6 @@ class _Handle(c_void_p):
     __hash__ = object.__hash__
 
 
-class _BatchArrays:
-    """Output arrays of one batch scan, reused through a per-thread pool."""
-
-    __slots__ = ("ks", "kl", "vs", "vl", "n", "rn")
-    ks: Any
-    kl: Any
-    vs: Any
-    vl: Any
-    n: Any
-
-    def __init__(self) -> None:
-        self.ks, self.kl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
-        self.vs, self.vl = (c_void_p * _BATCH)(), (c_size_t * _BATCH)()
-        self.n = c_size_t()
-        self.rn = byref(self.n)
-
-
 class _Scratch:
     p1: Any
     n1: Any
@@ -63,8 +47,8 @@ class _Scratch:
     p3: Any
     n3: Any
     u64: Any
-    __slots__ = ("pool", "p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
-                 "rp3", "rn3", "ru64", "vals", "vlens", "klens", "found", "eights")
+    __slots__ = ("p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
+                 "rp3", "rn3", "ru64")
 
     def __init__(self) -> None:
         self.p1, self.n1 = c_void_p(), c_size_t()
@@ -75,12 +59,6 @@ class _Scratch:
         self.rp2, self.rn2 = byref(self.p2), byref(self.n2)
         self.rp3, self.rn3 = byref(self.p3), byref(self.n3)
         self.ru64 = byref(self.u64)
-        self.vals = (c_void_p * _BATCH)()
-        self.vlens = (c_size_t * _BATCH)()
-        self.klens = (c_size_t * _BATCH)()
-        self.found = (c_uint8 * _BATCH)()
-        self.eights = (c_size_t * _BATCH)(*([8] * _BATCH))
-        self.pool: List[_BatchArrays] = []
 
 
 _tls = _TLS()
@@ -168,6 +146,9 @@ class Database:
         self._closed = True
         for obj in list(self._children):
             (obj if isinstance(obj, _Handle) else obj._h).value = None
+            paths = getattr(obj, "_paths", None)
+            if paths is not None:
+                paths.kill(_fast._closed)
         with self._lock:
             entries = list(self._views.values())
         for _wa, wm in entries:
@@ -406,6 +387,10 @@ class Table(_Keyed):
     ``str``, ``bytes``, ``uuid.UUID``, :class:`ULID`, or tuples for composite
     keys); values are ``bytes``, or Python objects with a codec. Reads may run
     from many threads at once.
+
+    ``get``, ``get_many`` and ``count`` of an instance are closures specialised
+    for the table's key kind and codec (``drydb._fast``), installed as instance
+    attributes; they behave exactly as the methods documented here.
     """
 
     def __init__(self, db: Database, name: str, h: c_void_p, codec: Optional[Codec],
@@ -423,6 +408,15 @@ class Table(_Keyed):
         self._vdec: Optional[Callable[[bytes], Any]] = codec.decode if codec else None
         self._compressed = info.compression != 0
         self._indexes: Dict[str, Index] = {}
+        paths = _fast.TablePaths(self)
+        self._paths = paths
+        self._getitem = paths.getitem
+        self._contains = paths.contains
+        for name in ("get", "get_many", "count"):
+            f = getattr(paths, name)
+            m = getattr(Table, name)
+            f.__doc__, f.__name__, f.__qualname__ = m.__doc__, m.__name__, m.__qualname__
+            setattr(self, name, f)
 
     def __repr__(self) -> str:
         return "<drydb.Table %r %s, %d rows>" % (self.name, self._key.describe(), self._info.rows)
@@ -462,88 +456,19 @@ class Table(_Keyed):
         released when the database closes; using it afterwards raises
         ``ValueError`` (never reads unmapped memory).
         """
-        k = self._enc(key)
-        s = _tls.s
-        rc = L.get(self._h, k, len(k), s.rp1, s.rn1)
-        if rc == 0:
-            p = s.p1.value
-            if view:
-                return self._db._view(p, s.n1.value)
-            if self._vdec is None:
-                return _MEM[p:p + s.n1.value]
-            return self._vdec(_MEM[p:p + s.n1.value])
-        if rc == NOTFOUND:
-            return default
-        raise self._fail(rc, "get")
+        return self._paths.get(key, default, view=view)
 
     def __getitem__(self, key: Any) -> Any:
-        k = self._enc(key)
-        s = _tls.s
-        rc = L.get(self._h, k, len(k), s.rp1, s.rn1)
-        if rc == 0:
-            p = s.p1.value
-            if self._vdec is None:
-                return _MEM[p:p + s.n1.value]
-            return self._vdec(_MEM[p:p + s.n1.value])
-        if rc == NOTFOUND:
-            raise KeyError(key)
-        raise self._fail(rc, "get")
+        return self._getitem(key)
 
     def __contains__(self, key: Any) -> bool:
-        k = self._enc(key)
-        s = _tls.s
-        rc = L.get(self._h, k, len(k), s.rp1, s.rn1)
-        if rc == 0:
-            return True
-        if rc == NOTFOUND:
-            return False
-        raise self._fail(rc, "get")
-
-    def _encode_many(self, chunk: Sequence[Any], s: _Scratch) -> Tuple[bytes, Any]:
-        kind = self._key.kind
-        if not self._key.raw and kind in (KEY_INT64, KEY_UINT64):
-            try:
-                if kind == KEY_INT64:
-                    if all(type(k) is int for k in chunk):
-                        import struct
-                        return struct.pack(">%dQ" % len(chunk), *[k + _SIGN for k in chunk]), s.eights
-                elif all(type(k) is int for k in chunk):
-                    import struct
-                    return struct.pack(">%dQ" % len(chunk), *chunk), s.eights
-            except Exception:
-                pass  # out of range: the per-key path raises the proper error
-        enc = self._enc
-        ks = [enc(k) for k in chunk]
-        s.klens[:len(ks)] = [len(k) for k in ks]
-        return b"".join(ks), s.klens
+        return self._contains(key)
 
     def get_many(self, keys: Iterable[Any], default: Any = None) -> List[Any]:
         """Values of many keys in one pass (``default`` for absent ones), in
         the order given. Much cheaper per key than repeated :meth:`get`: keys
         go to the library 256 at a time."""
-        if not isinstance(keys, (list, tuple)):
-            keys = list(keys)
-        s = _tls.s
-        out: List[Any] = []
-        dec = self._vdec
-        h = self._h
-        for i in range(0, len(keys), _BATCH):
-            chunk = keys[i:i + _BATCH]
-            n = len(chunk)
-            buf, klens = self._encode_many(chunk, s)
-            rc = L.get_many(h, n, buf, klens, s.vals, s.vlens, s.found)
-            if rc:
-                raise self._fail(rc, "get_many")
-            ps = s.vals[:n]
-            ls = s.vlens[:n]
-            vals = [default if p is None else _MEM[p:p + m] for p, m in zip(ps, ls)]
-            if dec is None:
-                out += vals
-            else:
-                # decoded only once every value is copied: a codec may call the
-                # library, which reuses this thread's buffer (compressed tables)
-                out += [v if p is None else dec(v) for p, v in zip(ps, vals)]
-        return out
+        return self._paths.get_many(keys, default)
 
     # --- positions ----------------------------------------------------------
 
@@ -590,12 +515,7 @@ class Table(_Keyed):
         """Number of rows with ``start <= key < stop`` (bounds per
         ``inclusive``; None is unbounded). Computed from page counts, not by
         walking the rows."""
-        lo, lok, hi, hik = self._bounds(start, stop, inclusive)
-        out = c_uint64()
-        rc = L.count(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(out))
-        if rc:
-            raise self._fail(rc, "count")
-        return out.value
+        return self._paths.count(start, stop, inclusive=inclusive)
 
     # --- scans ----------------------------------------------------------------
 
@@ -613,59 +533,15 @@ class Table(_Keyed):
         self._db._children.add(h)  # close() invalidates it
         return h
 
-    def _scan(self, ch: c_void_p, reverse: bool, what: int) -> Iterator[Any]:
-        # what: 0 items, 1 keys, 2 values
-        db = self._db
-        kdec, vdec = self._kdec, self._vdec
-        pool = _tls.s.pool
-        arrays = pool.pop() if pool else _BatchArrays()
-        ks, kl, n, rn = arrays.ks, arrays.kl, arrays.n, arrays.rn
-        vs: Any = None
-        vl: Any = None
-        if what != 1:
-            vs, vl = arrays.vs, arrays.vl
-        rev = 1 if reverse else 0
-        mem = _MEM
-        kk = self._key
-        fixed = 0 if kk.raw else {KEY_INT64: 1, KEY_UINT64: 2, KEY_STRING: 3}.get(kk.kind, 0)
-        fb = int.from_bytes
-        try:
-            while True:
-                rc = L.cursor_next_batch(ch, rev, _BATCH, ks, kl, vs, vl, rn)
-                if rc:
-                    if rc == NOTFOUND:
-                        return
-                    raise db._fail(rc, "cursor")
-                m = n.value
-                if what == 2:  # values only
-                    if vdec is None:
-                        yield from [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])]
-                    else:
-                        yield from [vdec(mem[p:p + q]) for p, q in zip(vs[:m], vl[:m])]
-                    continue
-                if fixed == 1:  # int64: no Python-level call per key
-                    keys = [fb(mem[p:p + 8], "big") - _SIGN for p in ks[:m]]
-                elif fixed == 2:  # uint64
-                    keys = [fb(mem[p:p + 8], "big") for p in ks[:m]]
-                elif fixed == 3:  # string
-                    keys = [mem[p:p + q].decode("utf-8") for p, q in zip(ks[:m], kl[:m])]
-                else:
-                    keys = [kdec(mem[p:p + q]) for p, q in zip(ks[:m], kl[:m])]
-                if what == 1:
-                    yield from keys
-                elif vdec is None:
-                    yield from zip(keys, [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])])
-                else:
-                    yield from zip(keys, [vdec(mem[p:p + q]) for p, q in zip(vs[:m], vl[:m])])
-        finally:
-            if ch.value:
-                try:
-                    L.cursor_close(ch)
-                except Error:
-                    pass
-                ch.value = None
-            if len(pool) < 8:
-                pool.append(arrays)
+    def _open_scan(self, prefix: Any) -> int:
+        """Open a cursor over the keys starting with ``prefix`` for a scan:
+        the raw handle, owned by the scan."""
+        p = self._key.encode_prefix(prefix)
+        h = c_void_p()
+        rc = L.cursor_open_prefix(self._h, p, len(p), byref(h))
+        if rc:
+            raise self._fail(rc, "cursor")
+        return h.value or 0
 
     def range(self, start: Any = None, stop: Any = None, *,
               inclusive: Tuple[bool, bool] = (True, False), reverse: bool = False,
@@ -678,8 +554,9 @@ class Table(_Keyed):
         256 per library call."""
         if not keys and not values:
             raise ValueError("drydb: range() needs keys or values")
-        ch = self._open_cursor(start, stop, inclusive)
-        return self._scan(ch, reverse, 0 if keys and values else (1 if keys else 2))
+        paths = self._paths
+        return paths.scan(paths.open_cursor(start, stop, inclusive), reverse,
+                          0 if keys and values else (1 if keys else 2))
 
     def prefix(self, prefix: Any, *, reverse: bool = False, keys: bool = True,
                values: bool = True) -> Iterator[Any]:
@@ -687,26 +564,26 @@ class Table(_Keyed):
         prefix for string/bytes keys, a tuple prefix for composite keys."""
         if not keys and not values:
             raise ValueError("drydb: prefix() needs keys or values")
-        ch = self._open_cursor(None, None, (True, False), prefix=prefix)
-        return self._scan(ch, reverse, 0 if keys and values else (1 if keys else 2))
+        return self._paths.scan(self._open_scan(prefix), reverse,
+                                0 if keys and values else (1 if keys else 2))
 
     def keys(self) -> Iterator[Any]:
         """All keys in order."""
-        return self._scan(self._open_cursor(None, None, (True, False)), False, 1)
+        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), False, 1)
 
     def values(self) -> Iterator[Any]:
         """All values in key order."""
-        return self._scan(self._open_cursor(None, None, (True, False)), False, 2)
+        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), False, 2)
 
     def items(self) -> Iterator[Tuple[Any, Any]]:
         """All ``(key, value)`` rows in key order."""
-        return self._scan(self._open_cursor(None, None, (True, False)), False, 0)
+        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), False, 0)
 
     def __iter__(self) -> Iterator[Any]:
         return self.keys()
 
     def __reversed__(self) -> Iterator[Any]:
-        return self._scan(self._open_cursor(None, None, (True, False)), True, 1)
+        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), True, 1)
 
     def cursor(self, start: Any = None, stop: Any = None, *,
                inclusive: Tuple[bool, bool] = (True, False), prefix: Any = None) -> "Cursor":

@@ -243,10 +243,18 @@ def _forked(*_args: Any) -> Any:
         "load drydb only in the children." % _pid, FORKED)
 
 
+#: Called in a forked child after the functions above are replaced by stubs:
+#: parts of the binding that hold library functions elsewhere (the fast paths
+#: of tables, see _fast.py) register here to replace theirs too.
+fork_hooks: List[Any] = []
+
+
 def _poison() -> None:
     g = globals()
     for name in _NAMES:
         g[name] = _forked
+    for hook in fork_hooks:
+        hook()
 
 
 def library_path() -> Optional[str]:

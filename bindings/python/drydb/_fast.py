@@ -1,0 +1,515 @@
+"""Fast paths of Table reads: closures over prebuilt ctypes arguments.
+
+Every call into the library through ctypes costs a few hundred ns, and before
+this module the Python work around it (thread-local lookups, attribute lookups
+on ``self``, key encoding through several calls, ``c_void_p`` handles that
+ctypes re-wraps on every call) cost more than the call itself. A
+:class:`~drydb.Table` therefore builds, once, closures specialised for its key
+kind and codec, and installs them as instance attributes (``t.get`` is such a
+closure; ``Table.get`` stays the documented, equivalent method). What they
+rely on:
+
+* The table handle is passed as a prebuilt ctypes argument object whose value
+  is the handle (``byref(MEM, handle)``: MEM is a char array at address 0), the
+  cheapest argument ctypes converts (a ``c_void_p`` is re-wrapped per call).
+* int64/uint64 keys are encoded inline with a precompiled ``struct.Struct``
+  (plus the sign bit for int64); other kinds call the key codec once.
+* Out-arguments come from a pool of prebuilt ``(byref, byref, array)``
+  triples: ``list.pop``/``list.append`` are atomic under the GIL, so a triple
+  is used by one call of one thread at a time (per-thread scratch, cheaper
+  than a ``threading.local`` lookup). Results are read from it before it is
+  returned to the pool.
+* Closing the database, or forking, replaces the library functions held by
+  the closures with stubs (:meth:`_Paths.kill`), so the closures carry no
+  per-call check: a closed table raises :class:`ClosedError`, a forked child
+  :class:`ForkError`. The closures keep the table alive (they use it on their
+  error paths), so a closure the caller kept is always reached by ``kill``.
+* Scans fetch 256 rows per library call and turn each batch into a list with
+  a few C-level operations (array slices read through memoryviews; the keys
+  of an int64/uint64 batch, which lie in one array when the batch comes from
+  one leaf, decoded with one ``unpack``), and the iterator handed out is
+  ``itertools.chain`` over those lists: no Python frame per row.
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+import weakref
+from ctypes import byref, c_size_t, c_uint8
+from itertools import chain
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+
+from . import _lib as L
+from ._errors import CLOSED, NOTFOUND, ClosedError, Error
+from .keys import KEY_BYTES, KEY_INT64, KEY_STRING, KEY_UINT64
+
+__all__ = ["handle_arg", "TablePaths", "kill_all_forked"]
+
+_MEM: Any = L.MEM
+_SIGN = 1 << 63
+_BATCH = 256
+_pack8 = struct.Struct(">Q").pack
+_StructError = struct.error
+# 0x80 then seven zero bytes, 256 times: xor with it flips the sign bit of
+# every 8-byte big-endian word (shifted right for fewer words)
+_FLIP = int.from_bytes(b"\x80\x00\x00\x00\x00\x00\x00\x00" * _BATCH, "big")
+_Q256 = struct.Struct(">%dQ" % _BATCH)
+_EIGHTS = (c_size_t * _BATCH)(*([8] * _BATCH))
+_DEFAULT_INCL = (True, False)
+_KINDS = {(True, False): (1, 2), (True, True): (1, 1), (False, False): (2, 2),
+          (False, True): (2, 1)}
+
+
+def handle_arg(h: int) -> Any:
+    """A ctypes argument passing the 64-bit handle ``h`` as a pointer-sized
+    value: ``byref`` of the address-0 window at offset ``h`` (as a signed
+    offset: handles have the top bit set)."""
+    return byref(_MEM, h - (1 << 64) if h >= 1 << 63 else h)
+
+
+def _u64s(arr: Any) -> Any:
+    """A memoryview of a c_size_t array as unsigned 64-bit ints (fast
+    ``tolist()`` of a slice)."""
+    return memoryview(arr).cast("B").cast("Q")
+
+
+# --- out-argument pools ---------------------------------------------------------
+
+def _new_out() -> Tuple[Any, Any, Any]:
+    o = (c_size_t * 2)()
+    return byref(o, 0), byref(o, 8), o
+
+
+_outs: List[Tuple[Any, Any, Any]] = [_new_out() for _ in range(4)]
+
+
+class _Batch:
+    """Arrays of one batch call (get_many or a scan), pooled like the outs."""
+
+    __slots__ = ("ks", "kl", "vs", "vl", "found", "n", "rks", "rkl", "rvs", "rvl", "rn",
+                 "mks", "mkl", "mvs", "mvl")
+
+    def __init__(self) -> None:
+        self.ks, self.kl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
+        self.vs, self.vl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
+        self.found = (c_uint8 * _BATCH)()
+        self.n = (c_size_t * 1)()
+        self.rks, self.rkl = byref(self.ks), byref(self.kl)
+        self.rvs, self.rvl = byref(self.vs), byref(self.vl)
+        self.rn = byref(self.n)
+        self.mks, self.mkl = _u64s(self.ks), _u64s(self.kl)
+        self.mvs, self.mvl = _u64s(self.vs), _u64s(self.vl)
+
+
+_batches: List[_Batch] = []
+
+
+def _get_batch() -> _Batch:
+    try:
+        return _batches.pop()
+    except IndexError:
+        return _Batch()
+
+
+def _put_batch(b: _Batch) -> None:
+    if len(_batches) < 16:
+        _batches.append(b)
+
+
+_packs: Dict[int, Callable[..., bytes]] = {_BATCH: _Q256.pack}
+
+
+def _packer(n: int) -> Callable[..., bytes]:
+    p = _packs.get(n)
+    if p is None:
+        p = struct.Struct(">%dQ" % n).pack
+        if len(_packs) < 64:
+            _packs[n] = p
+    return p
+
+
+# --- stubs installed by kill ------------------------------------------------------
+
+def _closed(*_args: Any) -> Any:
+    if L._pid and L._pid != os.getpid():
+        L._forked()
+    raise ClosedError("drydb: database is closed", CLOSED)
+
+
+def kill_all_forked() -> None:
+    """In a forked child: make every live table's closures raise ForkError."""
+    for p in list(_live):
+        p.kill(L._forked)
+
+
+_live: "weakref.WeakSet[TablePaths]" = weakref.WeakSet()
+L.fork_hooks.append(kill_all_forked)
+
+
+class TablePaths:
+    """The fast closures of one table (see the module docstring).
+
+    Attributes ``get``, ``getitem``, ``contains``, ``get_many``, ``count``,
+    ``open_scan`` are the closures; :meth:`kill` disables them.
+    """
+
+    get: Callable[..., Any]
+    getitem: Callable[[Any], Any]
+    contains: Callable[[Any], bool]
+    get_many: Callable[..., List[Any]]
+    count: Callable[..., int]
+    open_cursor: Callable[[Any, Any, Any], int]
+    scan: Callable[[int, bool, int], Iterator[Any]]
+    kill: Callable[[Callable[..., Any]], None]
+
+    def __init__(self, t: Any) -> None:
+        _build(self, t)
+        _live.add(self)
+
+
+def _build(paths: TablePaths, t: Any) -> None:
+    db = t._db
+    kc = t._key
+    vdec = t._vdec
+    harg = handle_arg(t._h.value)
+    lget, lgm, lcount, lcopen = L.get, L.get_many, L.count, L.cursor_open
+    mem = _MEM
+    pop, push = _outs.pop, _outs.append
+    new_out = _new_out
+    fail = t._fail
+    enc = kc.encode
+    encb = kc.encode_bound
+    se = _StructError
+    pack = _pack8
+    kinds = _KINDS
+    # int64/uint64 keys: encoded inline as pack(key + off)
+    off: Optional[int] = None
+    if not kc.raw and kc.kind == KEY_INT64:
+        off = _SIGN
+    elif not kc.raw and kc.kind == KEY_UINT64:
+        off = 0
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lget, lgm, lcount, lcopen
+        lget = lgm = lcount = lcopen = stub
+
+    paths.kill = kill
+
+    if off is not None:
+        o = off
+
+        def get(key: Any, default: Any = None, *, view: bool = False) -> Any:
+            if type(key) is int:
+                try:
+                    k = pack(key + o)
+                except se:
+                    k = enc(key)  # raises the proper ValueError
+            else:
+                k = enc(key)
+            try:
+                s = pop()
+            except IndexError:
+                s = new_out()
+            rc = lget(harg, k, 8, s[0], s[1])
+            r = s[2]
+            p = r[0]
+            n = r[1]
+            push(s)
+            if rc == 0:
+                if view:
+                    return db._view(p, n)
+                if vdec is None:
+                    return mem[p:p + n]
+                return vdec(mem[p:p + n])
+            if rc == NOTFOUND:
+                return default
+            raise fail(rc, "get")
+
+        def getitem(key: Any) -> Any:
+            if type(key) is int:
+                try:
+                    k = pack(key + o)
+                except se:
+                    k = enc(key)
+            else:
+                k = enc(key)
+            try:
+                s = pop()
+            except IndexError:
+                s = new_out()
+            rc = lget(harg, k, 8, s[0], s[1])
+            r = s[2]
+            p = r[0]
+            n = r[1]
+            push(s)
+            if rc == 0:
+                if vdec is None:
+                    return mem[p:p + n]
+                return vdec(mem[p:p + n])
+            if rc == NOTFOUND:
+                raise KeyError(key)
+            raise fail(rc, "get")
+
+        def bound(key: Any) -> bytes:
+            if type(key) is int:
+                try:
+                    return pack(key + o)
+                except se:
+                    pass
+            return encb(key)
+    else:
+        def get(key: Any, default: Any = None, *, view: bool = False) -> Any:
+            k = enc(key)
+            try:
+                s = pop()
+            except IndexError:
+                s = new_out()
+            rc = lget(harg, k, len(k), s[0], s[1])
+            r = s[2]
+            p = r[0]
+            n = r[1]
+            push(s)
+            if rc == 0:
+                if view:
+                    return db._view(p, n)
+                if vdec is None:
+                    return mem[p:p + n]
+                return vdec(mem[p:p + n])
+            if rc == NOTFOUND:
+                return default
+            raise fail(rc, "get")
+
+        def getitem(key: Any) -> Any:
+            k = enc(key)
+            try:
+                s = pop()
+            except IndexError:
+                s = new_out()
+            rc = lget(harg, k, len(k), s[0], s[1])
+            r = s[2]
+            p = r[0]
+            n = r[1]
+            push(s)
+            if rc == 0:
+                if vdec is None:
+                    return mem[p:p + n]
+                return vdec(mem[p:p + n])
+            if rc == NOTFOUND:
+                raise KeyError(key)
+            raise fail(rc, "get")
+
+        bound = encb
+
+    def contains(key: Any) -> bool:
+        k = bound(key) if off is not None else enc(key)
+        try:
+            s = pop()
+        except IndexError:
+            s = new_out()
+        rc = lget(harg, k, len(k), s[0], s[1])
+        push(s)
+        if rc == 0:
+            return True
+        if rc == NOTFOUND:
+            return False
+        raise fail(rc, "get")
+
+    def count(start: Any = None, stop: Any = None, *,
+              inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+        lok_hik = kinds.get(inclusive) if type(inclusive) is tuple else None
+        if lok_hik is None:
+            from ._db import _bound_kinds
+            _bound_kinds(start, stop, inclusive)  # raises TypeError
+            lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
+        if start is None:
+            lo = b""
+            lok = 0
+        else:
+            lo = bound(start)
+            lok = lok_hik[0]
+        if stop is None:
+            hi = b""
+            hik = 0
+        else:
+            hi = bound(stop)
+            hik = lok_hik[1]
+        try:
+            s = pop()
+        except IndexError:
+            s = new_out()
+        rc = lcount(harg, lo, len(lo), lok, hi, len(hi), hik, s[0])
+        n = s[2][0]
+        push(s)
+        if rc:
+            raise fail(rc, "count")
+        return n
+
+    if off is not None:
+        oadd = off.__add__
+
+    def get_many(keys: Any, default: Any = None) -> List[Any]:
+        if type(keys) is not list and not isinstance(keys, (list, tuple)):
+            keys = list(keys)
+        total = len(keys)
+        out: List[Any] = []
+        b = _get_batch()
+        try:
+            vs, vl, found, mvs, mvl = b.vs, b.vl, b.found, b.mvs, b.mvl
+            for i in range(0, total, _BATCH):
+                chunk = keys if total <= _BATCH else keys[i:i + _BATCH]
+                n = len(chunk)
+                buf = None
+                if off is not None and bool not in set(map(type, chunk)):
+                    try:
+                        buf = (_Q256.pack if n == _BATCH else _packer(n))(*map(oadd, chunk))
+                    except se:
+                        buf = None  # out of range or not ints: the per-key path raises
+                if buf is not None:
+                    klens: Any = _EIGHTS
+                else:
+                    ks = [enc(k) for k in chunk]
+                    klens = b.kl
+                    klens[:n] = [len(k) for k in ks]
+                    buf = b"".join(ks)
+                rc = lgm(harg, n, buf, klens, vs, vl, found)
+                if rc:
+                    raise fail(rc, "get_many")
+                ps = mvs[:n].tolist()
+                ls = mvl[:n].tolist()
+                if bytes(found)[:n].count(0):
+                    fs = bytes(found)[:n]
+                    vals = [mem[p:p + m] if f else default for p, m, f in zip(ps, ls, fs)]
+                    if vdec is not None:
+                        vals = [vdec(v) if f else v for v, f in zip(vals, fs)]
+                else:
+                    vals = [mem[p:p + m] for p, m in zip(ps, ls)]
+                    if vdec is not None:
+                        # decoded only once every value is copied: a codec may call
+                        # the library, which reuses this thread's buffer
+                        vals = [vdec(v) for v in vals]
+                out += vals
+        finally:
+            _put_batch(b)
+        return out
+
+    def open_cursor(start: Any, stop: Any, inclusive: Any) -> Any:
+        lok_hik = kinds.get(inclusive) if type(inclusive) is tuple else None
+        if lok_hik is None:
+            from ._db import _bound_kinds
+            _bound_kinds(start, stop, inclusive)  # raises TypeError
+            lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
+        if start is None:
+            lo = b""
+            lok = 0
+        else:
+            lo = bound(start)
+            lok = lok_hik[0]
+        if stop is None:
+            hi = b""
+            hik = 0
+        else:
+            hi = bound(stop)
+            hik = lok_hik[1]
+        try:
+            s = pop()
+        except IndexError:
+            s = new_out()
+        rc = lcopen(harg, lo, len(lo), lok, hi, len(hi), hik, s[0])
+        h = s[2][0]
+        push(s)
+        if rc:
+            raise fail(rc, "cursor")
+        return h
+
+    paths.get = get
+    paths.getitem = getitem
+    paths.contains = contains
+    paths.count = count
+    paths.get_many = get_many
+    paths.open_cursor = open_cursor
+    kc_kind = -1 if kc.raw else kc.kind
+    paths.scan = _scanner(t, db, kc_kind, kc.decode, vdec)
+
+
+def _scanner(t: Any, db: Any, kind: int, kdec: Callable[[bytes], Any],
+             vdec: Optional[Callable[[bytes], Any]]) -> Callable[[int, bool, int], Iterator[Any]]:
+    """scan(cursor_handle, reverse, what) -> iterator; what: 0 items, 1 keys, 2 values.
+    Takes ownership of the cursor (closed when the iteration ends or is dropped)."""
+    mem = _MEM
+    fixed = kind in (KEY_INT64, KEY_UINT64)
+    signed = kind == KEY_INT64
+    flip = _FLIP
+    fail = db._fail
+
+    def batches(ch: int, reverse: bool, what: int) -> Iterator[List[Any]]:
+        carg = handle_arg(ch)
+        b = _get_batch()
+        rev = 1 if reverse else 0
+        step = -8 if reverse else 8
+        try:
+            rks, rkl, rn, nn = b.rks, b.rkl, b.rn, b.n
+            rvs = rvl = None
+            if what != 1:
+                rvs, rvl = b.rvs, b.rvl
+            mks, mkl, mvs, mvl = b.mks, b.mkl, b.mvs, b.mvl
+            while True:
+                if db._closed:
+                    raise ClosedError("drydb: database is closed", CLOSED)
+                rc = L.cursor_next_batch(carg, rev, _BATCH, rks, rkl, rvs, rvl, rn)
+                if rc:
+                    if rc == NOTFOUND:
+                        return
+                    raise fail(rc, "cursor")
+                m = nn[0]
+                vals: Any = None
+                if what != 1:
+                    vp = mvs[:m].tolist()
+                    vals = [mem[p:p + q] for p, q in zip(vp, mvl[:m].tolist())]
+                    if vdec is not None:
+                        vals = [vdec(v) for v in vals]
+                    if what == 2:
+                        yield vals
+                        continue
+                kp = mks[:m].tolist()
+                keys: Any = None
+                if fixed:
+                    k0 = kp[0]
+                    if kp == list(range(k0, k0 + step * m, step)):
+                        # one array of big-endian words: one slice, one unpack
+                        lo = k0 if step > 0 else kp[-1]
+                        raw = mem[lo:lo + 8 * m]
+                        if signed:
+                            u = int.from_bytes(raw, "big") ^ (flip >> (64 * (_BATCH - m)))
+                            keys = struct.unpack(">%dq" % m, u.to_bytes(8 * m, "big"))
+                        else:
+                            keys = struct.unpack(">%dQ" % m, raw)
+                        if step < 0:
+                            keys = keys[::-1]
+                    elif signed:
+                        fb = int.from_bytes
+                        keys = [fb(mem[p:p + 8], "big") - _SIGN for p in kp]
+                    else:
+                        fb = int.from_bytes
+                        keys = [fb(mem[p:p + 8], "big") for p in kp]
+                elif kind == KEY_STRING:
+                    keys = [mem[p:p + q].decode("utf-8") for p, q in zip(kp, mkl[:m].tolist())]
+                elif kind == KEY_BYTES or kind == -1:
+                    keys = [mem[p:p + q] for p, q in zip(kp, mkl[:m].tolist())]
+                else:
+                    keys = [kdec(mem[p:p + q]) for p, q in zip(kp, mkl[:m].tolist())]
+                if what == 1:
+                    yield keys if type(keys) is list else list(keys)
+                else:
+                    yield list(zip(keys, vals))
+        finally:
+            try:
+                L.cursor_close(carg)
+            except Error:
+                pass
+            _put_batch(b)
+
+    def scan(ch: int, reverse: bool, what: int) -> Iterator[Any]:
+        return chain.from_iterable(batches(ch, reverse, what))
+
+    return scan
