@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"bytes"
 	"sync/atomic"
+	"unsafe"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 )
@@ -33,6 +35,7 @@ type Cursor struct {
 	leafRow uint64
 	slots   int  // offset of the leaf's slot array
 	arr     bool // the leaf is a key-array page
+	end     int  // Next's fast path stays below this index: min(n, hi-leafRow), 0 when not valid
 }
 
 func (c *Cursor) init(lo, hi Bound) {
@@ -56,7 +59,7 @@ func (c *Cursor) bounds() bool {
 		if c.err = c.resolveLo(); c.err != nil {
 			return false
 		}
-		if c.hi, c.err = c.tr.boundRow(c.bhi, true); c.err != nil {
+		if c.hi, c.err = c.resolveHi(); c.err != nil {
 			return false
 		}
 		c.hi = max(c.hi, c.lo)
@@ -85,6 +88,21 @@ func (c *Cursor) resolveLo() error {
 	return nil
 }
 
+// resolveHi finds the row past the end of the range. A short range often
+// ends in the leaf where it starts, which resolveLo kept: then no second
+// descent is needed. (A key below that leaf's first key gives a row <= lo,
+// which bounds() clamps to lo, as the true rank would be.)
+func (c *Cursor) resolveHi() (uint64, error) {
+	if p := c.leaf.p; p != nil && c.bhi.Kind != Unbounded && bytes.Compare(c.bhi.Key, leafKey(p, c.n-1)) <= 0 {
+		i, found := c.tr.search(p, c.bhi.Key)
+		if found && c.bhi.Kind == Inclusive {
+			i++
+		}
+		return c.leafRow + uint64(i), nil
+	}
+	return c.tr.boundRow(c.bhi, true)
+}
+
 func (c *Cursor) setLeaf(nd node, row uint64) {
 	c.tr.release(c.leaf)
 	c.leaf, c.leafRow, c.n = nd, row, nodeN(nd.p)
@@ -100,9 +118,10 @@ func (c *Cursor) seekRow(r uint64) bool {
 	if c.leaf.p != nil && r >= c.leafRow && r < c.leafRow+uint64(c.n) {
 		c.idx = int(r - c.leafRow)
 		c.valid = true
+		c.setEnd()
 		return true
 	}
-	c.valid = false
+	c.valid, c.end = false, 0
 	nd, row, err := c.tr.rowLeaf(r)
 	if err != nil {
 		c.err = err
@@ -113,7 +132,17 @@ func (c *Cursor) seekRow(r uint64) bool {
 	c.setLeaf(nd, row)
 	c.idx = int(r - row)
 	c.valid = true
+	c.setEnd()
 	return true
+}
+
+// setEnd bounds Next's fast path by the leaf and the range (hi > the
+// current row, so hi > leafRow).
+func (c *Cursor) setEnd() {
+	c.end = c.n
+	if lim := c.hi - c.leafRow; lim < uint64(c.end) {
+		c.end = int(lim)
+	}
 }
 
 func (c *Cursor) moveTo(r uint64, ok bool) bool {
@@ -125,7 +154,7 @@ func (c *Cursor) moveTo(r uint64, ok bool) bool {
 }
 
 func (c *Cursor) unposition() {
-	c.valid = false
+	c.valid, c.end = false, 0
 }
 
 // First moves to the first row of the range.
@@ -200,8 +229,8 @@ func (c *Cursor) SeekRow(n uint64) bool {
 // Next moves to the next row.
 func (c *Cursor) Next() bool {
 	// Fast path (inlined): the next row is in the same leaf and the range.
-	if c.valid && c.idx+1 < c.n && c.leafRow+uint64(c.idx+1) < c.hi && !c.closed.Load() {
-		c.idx++
+	if i := c.idx + 1; i < c.end && !c.closed.Load() { // end is 0 unless valid
+		c.idx = i
 		return true
 	}
 	return c.nextSlow()
@@ -212,7 +241,7 @@ func (c *Cursor) nextSlow() bool {
 		return false
 	}
 	if c.closed.Load() {
-		c.err, c.valid = ErrClosed, false
+		c.err, c.valid, c.end = ErrClosed, false, 0
 		return false
 	}
 	return c.moveTo(c.leafRow+uint64(c.idx)+1, true)
@@ -224,12 +253,12 @@ func (c *Cursor) Prev() bool {
 		return false
 	}
 	if c.closed.Load() {
-		c.err, c.valid = ErrClosed, false
+		c.err, c.valid, c.end = ErrClosed, false, 0
 		return false
 	}
 	if c.idx > 0 {
 		if c.leafRow+uint64(c.idx)-1 < c.lo {
-			c.valid = false
+			c.valid, c.end = false, 0
 			return false
 		}
 		c.idx--
@@ -256,6 +285,19 @@ func (c *Cursor) Key() []byte {
 // Value returns the current value, or nil when the cursor is not on a row
 // or the value cannot be read (then Err says why and the cursor stops).
 func (c *Cursor) Value() []byte {
+	// Fast path (inlined): an inline value on a key-array leaf, which
+	// passed checkNode, so the reads need no bounds checks.
+	if c.arr && c.valid {
+		base := unsafe.Pointer(unsafe.SliceData(c.leaf.p))
+		o := int(le.Uint16((*[2]byte)(unsafe.Add(base, c.slots+2*c.idx))[:]))
+		if vl := int(le.Uint16((*[2]byte)(unsafe.Add(base, o))[:])); vl-1 < f.OverflowFlag-1 {
+			return unsafe.Slice((*byte)(unsafe.Add(base, o+f.Leaf8EntryHeader)), vl)
+		}
+	}
+	return c.value()
+}
+
+func (c *Cursor) value() []byte {
 	if !c.valid {
 		return nil
 	}
@@ -307,7 +349,7 @@ func (c *Cursor) Close() {
 	}
 	c.tr.release(c.leaf)
 	c.leaf = node{pin: noPin}
-	c.valid = false
+	c.valid, c.end = false, 0
 	c.ready = true
 	if c.err == nil {
 		c.err = ErrClosed
@@ -329,7 +371,7 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 	got := 0
 	for got < len(keys) && c.valid {
 		if c.closed.Load() {
-			c.err, c.valid = ErrClosed, false
+			c.err, c.valid, c.end = ErrClosed, false, 0
 			break
 		}
 		p := c.leaf.p
@@ -346,6 +388,9 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 			}
 		}
 		i := from
+		if step == 1 && c.arr && vals != nil {
+			got, i = batch8(p, c.slots, i, to, keys[got:], vals[got:len(keys)], got)
+		}
 		for ; i != to && got < len(keys); i += step {
 			keys[got] = c.keyAt(p, i)
 			if vals != nil {
@@ -367,6 +412,33 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 		}
 	}
 	return got
+}
+
+// batch8 is NextBatch's fast path: ascending rows from..to-1 of a
+// key-array leaf, while values are inline, into keys and vals (which are
+// already sliced at got). It returns the new got and the first row it did
+// not read. The leaf passed checkNode when it was first read, so every slot
+// and every inline entry lies inside it: the loop reads without bounds
+// checks, which are most of its cost otherwise.
+func batch8(p []byte, slots, from, to int, keys, vals [][]byte, got int) (int, int) {
+	base := unsafe.Pointer(unsafe.SliceData(p))
+	vals = vals[:len(keys)]
+	i, j := from, 0
+	for ; i < to && j < len(keys); i++ {
+		o := int(le.Uint16((*[2]byte)(unsafe.Add(base, slots+2*i))[:]))
+		vl := int(le.Uint16((*[2]byte)(unsafe.Add(base, o))[:]))
+		if vl&f.OverflowFlag != 0 {
+			break // the general loop reads it
+		}
+		keys[j] = unsafe.Slice((*byte)(unsafe.Add(base, f.PageHeaderSize+8*i)), 8)
+		if vl == 0 {
+			vals[j] = p[:0:0] // never a pointer past an allocation's end
+		} else {
+			vals[j] = unsafe.Slice((*byte)(unsafe.Add(base, o+f.Leaf8EntryHeader)), vl)
+		}
+		j++
+	}
+	return got + j, i
 }
 
 func (c *Cursor) keyAt(p []byte, i int) []byte {
@@ -393,7 +465,7 @@ func (c *Cursor) valueAt(p []byte, i int) []byte {
 	}
 	v, err := c.tr.value(p, i)
 	if err != nil {
-		c.err, c.valid = err, false
+		c.err, c.valid, c.end = err, false, 0
 		return nil
 	}
 	return v
