@@ -88,7 +88,7 @@ class _Batch:
     """Arrays of one batch call (get_many or a scan), pooled like the outs."""
 
     __slots__ = ("ks", "kl", "vs", "vl", "found", "n", "rks", "rkl", "rvs", "rvl", "rn",
-                 "mks", "mkl", "mvs", "mvl")
+                 "mks", "mkl", "mvs", "mvl", "bks", "bvs", "bvl")
 
     def __init__(self) -> None:
         self.ks, self.kl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
@@ -100,6 +100,8 @@ class _Batch:
         self.rn = byref(self.n)
         self.mks, self.mkl = _u64s(self.ks), _u64s(self.kl)
         self.mvs, self.mvl = _u64s(self.vs), _u64s(self.vl)
+        self.bks = memoryview(self.ks).cast("B")
+        self.bvs, self.bvl = memoryview(self.vs).cast("B"), memoryview(self.vl).cast("B")
 
 
 _batches: List[_Batch] = []
@@ -432,6 +434,113 @@ def _build(paths: TablePaths, t: Any) -> None:
     paths.scan = _scanner(t, db, kc_kind, kc.decode, vdec)
 
 
+# --- batch decoding ------------------------------------------------------------
+#
+# The pointers a batch call returns are read as one big integer (the array's
+# bytes, little-endian): m words w_0..w_{m-1} equal first + step*i exactly when
+# that integer equals first*R_m + step*C_m (R_m = sum 2^(64i), C_m = sum
+# i*2^(64i)), and the lowest set bit of the xor of the two says where the
+# progression breaks. Keys of 8-byte-key tables lie in one array per leaf
+# (key-array pages, docs/FORMAT.md), so a batch is a few such runs; each is
+# copied with one slice and decoded with one unpack. Values of equal length
+# stored at a constant stride (fixed-size rows) are likewise copied with one
+# slice and split by one precompiled Struct. Anything else (or runs too short
+# to pay off) takes the per-row path; the checks are exact, so the result never
+# depends on the layout.
+
+_M64 = (1 << 64) - 1
+_MIN_RUN = 8
+_progs: Dict[int, Tuple[int, int, int]] = {}
+_fmts: Dict[Tuple[int, int, int], Any] = {}
+_words: Dict[int, Any] = {}
+
+
+def _prog(n: int) -> Tuple[int, int, int]:
+    """R_n, C_n and 8*C_n."""
+    rc = _progs.get(n)
+    if rc is None:
+        r = int.from_bytes(b"\x01\x00\x00\x00\x00\x00\x00\x00" * n, "little")
+        c = int.from_bytes(b"".join(i.to_bytes(8, "little") for i in range(n)), "little")
+        rc = _progs[n] = (r, c, 8 * c)
+    return rc
+
+
+def _words_of(n: int, signed: bool) -> Any:
+    """unpack of n big-endian 8-byte words (signed: as int64 after the caller
+    flipped the sign bits)."""
+    key = n if signed else -n
+    f = _words.get(key)
+    if f is None:
+        f = _words[key] = struct.Struct((">%dq" if signed else ">%dQ") % n).unpack
+    return f
+
+
+def _split_fixed(r: int, gap: int, n: int) -> Any:
+    """Struct.unpack splitting n values of r bytes separated by gap bytes."""
+    key = (r, gap, n)
+    f = _fmts.get(key)
+    if f is None:
+        f = struct.Struct(("%ds%dx" % (r, gap)) * (n - 1) + "%ds" % r).unpack
+        if len(_fmts) > 256:
+            _fmts.clear()
+        _fmts[key] = f
+    return f
+
+
+def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool) -> Tuple[List[Any], List[Tuple[int, int]]]:
+    """Keys of an 8-byte-key batch, decoded, and the runs ``(i, j)`` the batch
+    splits into (one per leaf)."""
+    x = int.from_bytes(b.bks[:8 * m], "little")
+    keys: List[Any] = []
+    runs = []
+    i = 0
+    flip = _FLIP
+    while i < m:
+        n = m - i
+        k0 = x & _M64
+        r, _c, c8 = _prog(n)
+        d = x ^ (k0 * r + c8 if step > 0 else k0 * r - c8)
+        t = n if d == 0 else ((d & -d).bit_length() - 1) >> 6
+        if t < _MIN_RUN and t < n:
+            break  # short runs: per-key for the rest
+        lo = k0 if step > 0 else k0 + step * (t - 1)
+        raw = mem[lo:lo + 8 * t]
+        if signed:
+            raw = (int.from_bytes(raw, "big") ^ (flip >> (64 * (_BATCH - t)))).to_bytes(8 * t, "big")
+        ks = _words_of(t, signed)(raw)
+        keys += ks if step > 0 else ks[::-1]
+        runs.append((i, i + t))
+        x >>= 64 * t
+        i += t
+    if i < m:
+        fb = int.from_bytes
+        rest = [fb(mem[p:p + 8], "big") for p in b.mks[i:m].tolist()]
+        keys += [k - _SIGN for k in rest] if signed else rest
+        runs.append((i, m))
+    return keys, runs
+
+
+def _values(mem: Any, b: "_Batch", i: int, j: int) -> List[bytes]:
+    """Copies of values i..j-1 of a batch (one slice and one unpack when they
+    have one length and lie at a constant stride)."""
+    n = j - i
+    if n >= _MIN_RUN:
+        x = int.from_bytes(b.bvs[8 * i:8 * j], "little")
+        v0 = x & _M64
+        st = ((x >> 64) & _M64) - v0
+        r = b.vl[i]
+        gap = (st if st > 0 else -st) - r
+        if gap >= 0 and r < 1 << 20:
+            rr, cc, _c8 = _prog(n)
+            if x == v0 * rr + st * cc and b.bvl[8 * i:8 * j].tobytes() == r.to_bytes(8, "little") * n:
+                lo = v0 if st > 0 else v0 + st * (n - 1)
+                vals = list(_split_fixed(r, gap, n)(mem[lo:lo + (r + gap) * (n - 1) + r]))
+                if st < 0:
+                    vals.reverse()
+                return vals
+    return [mem[p:p + q] for p, q in zip(b.mvs[i:j].tolist(), b.mvl[i:j].tolist())]
+
+
 def _scanner(t: Any, db: Any, kind: int, kdec: Callable[[bytes], Any],
              vdec: Optional[Callable[[bytes], Any]]) -> Callable[[int, bool, int], Iterator[Any]]:
     """scan(cursor_handle, reverse, what) -> iterator; what: 0 items, 1 keys, 2 values.
@@ -439,10 +548,9 @@ def _scanner(t: Any, db: Any, kind: int, kdec: Callable[[bytes], Any],
     mem = _MEM
     fixed = kind in (KEY_INT64, KEY_UINT64)
     signed = kind == KEY_INT64
-    flip = _FLIP
     fail = db._fail
 
-    def batches(ch: int, reverse: bool, what: int) -> Iterator[List[Any]]:
+    def batches(ch: int, reverse: bool, what: int) -> Iterator[Any]:
         carg = handle_arg(ch)
         b = _get_batch()
         rev = 1 if reverse else 0
@@ -452,7 +560,7 @@ def _scanner(t: Any, db: Any, kind: int, kdec: Callable[[bytes], Any],
             rvs = rvl = None
             if what != 1:
                 rvs, rvl = b.rvs, b.rvl
-            mks, mkl, mvs, mvl = b.mks, b.mkl, b.mvs, b.mvl
+            mks, mkl = b.mks, b.mkl
             while True:
                 if db._closed:
                     raise ClosedError("drydb: database is closed", CLOSED)
@@ -462,46 +570,37 @@ def _scanner(t: Any, db: Any, kind: int, kdec: Callable[[bytes], Any],
                         return
                     raise fail(rc, "cursor")
                 m = nn[0]
-                vals: Any = None
-                if what != 1:
-                    vp = mvs[:m].tolist()
-                    vals = [mem[p:p + q] for p, q in zip(vp, mvl[:m].tolist())]
-                    if vdec is not None:
-                        vals = [vdec(v) for v in vals]
-                    if what == 2:
-                        yield vals
-                        continue
-                kp = mks[:m].tolist()
                 keys: Any = None
+                vals: Any = None
                 if fixed:
-                    k0 = kp[0]
-                    if kp == list(range(k0, k0 + step * m, step)):
-                        # one array of big-endian words: one slice, one unpack
-                        lo = k0 if step > 0 else kp[-1]
-                        raw = mem[lo:lo + 8 * m]
-                        if signed:
-                            u = int.from_bytes(raw, "big") ^ (flip >> (64 * (_BATCH - m)))
-                            keys = struct.unpack(">%dq" % m, u.to_bytes(8 * m, "big"))
+                    keys, runs = _fixed_keys(mem, b, m, step, signed)
+                    if what != 1:
+                        if len(runs) == 1:
+                            vals = _values(mem, b, 0, m)
                         else:
-                            keys = struct.unpack(">%dQ" % m, raw)
-                        if step < 0:
-                            keys = keys[::-1]
-                    elif signed:
-                        fb = int.from_bytes
-                        keys = [fb(mem[p:p + 8], "big") - _SIGN for p in kp]
-                    else:
-                        fb = int.from_bytes
-                        keys = [fb(mem[p:p + 8], "big") for p in kp]
-                elif kind == KEY_STRING:
-                    keys = [mem[p:p + q].decode("utf-8") for p, q in zip(kp, mkl[:m].tolist())]
-                elif kind == KEY_BYTES or kind == -1:
-                    keys = [mem[p:p + q] for p, q in zip(kp, mkl[:m].tolist())]
+                            vals = []
+                            for i, j in runs:
+                                vals += _values(mem, b, i, j)
                 else:
-                    keys = [kdec(mem[p:p + q]) for p, q in zip(kp, mkl[:m].tolist())]
-                if what == 1:
-                    yield keys if type(keys) is list else list(keys)
+                    if what != 1:
+                        vals = _values(mem, b, 0, m)
+                    if what != 2:
+                        kp = mks[:m].tolist()
+                        kl = mkl[:m].tolist()
+                        if kind == KEY_STRING:
+                            keys = [mem[p:p + q].decode("utf-8") for p, q in zip(kp, kl)]
+                        elif kind == KEY_BYTES or kind == -1:
+                            keys = [mem[p:p + q] for p, q in zip(kp, kl)]
+                        else:
+                            keys = [kdec(mem[p:p + q]) for p, q in zip(kp, kl)]
+                if vals is not None and vdec is not None:
+                    vals = [vdec(v) for v in vals]
+                if what == 0:
+                    yield zip(keys, vals)
+                elif what == 1:
+                    yield keys
                 else:
-                    yield list(zip(keys, vals))
+                    yield vals
         finally:
             try:
                 L.cursor_close(carg)

@@ -1,0 +1,174 @@
+"""The per-table fast paths (drydb/_fast.py): batch decoding on every layout,
+closures kept by the caller after close and across fork, argument errors."""
+
+import os
+import random
+import threading
+
+import pytest
+
+import drydb
+
+
+def _val(i, fixed):
+    if fixed:
+        return b"value-%07d" % i
+    return b"v" * (i % 37) + b"%d" % i
+
+
+@pytest.fixture(scope="module")
+def shapes(tmp_path_factory):
+    """int64 tables with fixed-size and variable-size values (several leaves
+    per 256-row batch), a uint64 one, a string one, one with a few overflow
+    values, all on 512-byte pages (many leaves)."""
+    p = str(tmp_path_factory.mktemp("fast") / "shapes.drydb")
+    ints = list(range(-1500, 1500, 3))
+    with drydb.Builder(p, page_size=512) as b:
+        b.table("fixed", key="int64").add_many((i, _val(i, True)) for i in ints)
+        b.table("var", key="int64").add_many((i, _val(i, False)) for i in ints)
+        b.table("u", key="uint64").add_many((i, _val(i, True)) for i in range(0, 3000, 3))
+        b.table("s", key="string").add_many(("k%05d" % i, _val(i, True)) for i in range(1000))
+        big = {i: b"x" * 300 + b"%d" % i for i in range(0, 200, 17)}
+        b.table("ovf", key="int64").add_many((i, big.get(i, _val(i, True))) for i in range(200))
+        b.table("one", key="int64").add(7, b"")
+    return p, ints, big
+
+
+def test_ranges_match_reference(shapes):
+    p, ints, big = shapes
+    rnd = random.Random(5)
+    with drydb.open(p) as db:
+        refs = {
+            "fixed": [(i, _val(i, True)) for i in ints],
+            "var": [(i, _val(i, False)) for i in ints],
+            "u": [(i, _val(i, True)) for i in range(0, 3000, 3)],
+            "ovf": [(i, big.get(i, _val(i, True))) for i in range(200)],
+            "one": [(7, b"")],
+        }
+        for name, ref in refs.items():
+            t = db[name]
+            assert list(t.items()) == ref
+            assert list(reversed(t)) == [k for k, _ in reversed(ref)]
+            assert list(t.values()) == [v for _, v in ref]
+            lo_k, hi_k = ref[0][0], ref[-1][0]
+            for _ in range(60):
+                a = rnd.randint(max(lo_k - 5, 0) if name == "u" else lo_k - 5, hi_k + 5)
+                z = rnd.randint(a, hi_k + 10)
+                inc = (rnd.random() < 0.5, rnd.random() < 0.5)
+                want = [(k, v) for k, v in ref
+                        if (k >= a if inc[0] else k > a) and (k <= z if inc[1] else k < z)]
+                assert list(t.range(a, z, inclusive=inc)) == want, (name, a, z, inc)
+                assert list(t.range(a, z, inclusive=inc, reverse=True)) == want[::-1]
+                assert list(t.range(a, z, inclusive=inc, values=False)) == [k for k, _ in want]
+                assert list(t.range(a, z, inclusive=inc, keys=False, reverse=True)) == \
+                    [v for _, v in want][::-1]
+                assert t.count(a, z, inclusive=inc) == len(want)
+        s = db["s"]
+        assert list(s.range("k00010", "k00020")) == [("k%05d" % i, _val(i, True)) for i in range(10, 20)]
+        assert list(s.prefix("k009", reverse=True))[0] == ("k00999", _val(999, True))
+
+
+def test_get_paths(shapes):
+    p, ints, _ = shapes
+    with drydb.open(p) as db:
+        t = db["fixed"]
+        keys = ints[::7] + [1, 2, 10 ** 6, -(1 << 63), (1 << 63) - 1]
+        want = [_val(k, True) if k in set(ints) else None for k in keys]
+        assert [t.get(k) for k in keys] == want
+        assert t.get_many(keys) == want
+        assert t.get_many(keys, default=b"-") == [b"-" if w is None else w for w in want]
+        assert t.get_many(iter(keys * 3)) == want * 3
+        assert t.get_many([]) == []
+        assert (ints[0] in t) and (1 not in t)
+        assert t[ints[3]] == _val(ints[3], True)
+        with pytest.raises(KeyError):
+            t[1]
+        for bad in (True, 1.5, "1", None):
+            with pytest.raises(TypeError):
+                t.get(bad)
+            with pytest.raises(TypeError):
+                t.get_many([ints[0], bad])
+            if bad is not None:  # None: unbounded
+                with pytest.raises(TypeError):
+                    t.count(bad, 5)
+        for bad in (1 << 63, -(1 << 63) - 1):
+            with pytest.raises(ValueError):
+                t.get(bad)
+            with pytest.raises(ValueError):
+                t.get_many([bad])
+            with pytest.raises(ValueError):
+                list(t.range(bad, None))
+        with pytest.raises(TypeError):
+            t.count(1, 2, inclusive=True)
+        u = db["u"]
+        assert u.get(3) == _val(3, True) and u.get_many([0, 1, 2997]) == [_val(0, True), None, _val(2997, True)]
+        with pytest.raises(ValueError):
+            u.get(-1)
+        assert t.get.__doc__ == drydb.Table.get.__doc__
+
+
+def test_kept_closures_after_close(shapes):
+    p, ints, _ = shapes
+    db = drydb.open(p)
+    t = db["fixed"]
+    get, get_many, count = t.get, t.get_many, t.count
+    view = db["var"].get(ints[5], view=True)  # keeps the native database open
+    assert get(ints[0]) == _val(ints[0], True)
+    db.close()
+    for call in (lambda: get(ints[0]), lambda: get_many([ints[0]]), lambda: count(),
+                 lambda: t[ints[0]], lambda: ints[0] in t):
+        with pytest.raises(drydb.ClosedError):
+            call()
+    del view
+
+
+def test_threads_share_fast_paths(shapes):
+    p, ints, _ = shapes
+    errors = []
+    with drydb.open(p) as db:
+        t = db["var"]
+        get = t.get
+
+        def worker(n):
+            try:
+                for i in range(2000):
+                    k = ints[(n * 131 + i * 7) % len(ints)]
+                    assert get(k) == _val(k, False)
+                    if i % 100 == 0:
+                        assert t.get_many(ints[:300]) == [_val(x, False) for x in ints[:300]]
+                        assert list(t.range(k, k + 30)) == [(x, _val(x, False)) for x in ints if k <= x < k + 30]
+            except BaseException as e:  # noqa: BLE001
+                errors.append(repr(e))
+        ths = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+        for th in ths:
+            th.start()
+        for th in ths:
+            th.join()
+    assert errors == []
+
+
+def test_fork_kept_closure(shapes):
+    p, ints, _ = shapes
+    with drydb.open(p) as db:
+        get = db["fixed"].get
+        it = db["fixed"].keys()
+        assert get(ints[0])
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                get(ints[0])
+            except drydb.ForkError:
+                try:
+                    next(it)
+                except drydb.ForkError:
+                    code = 0
+            except BaseException:
+                code = 3
+            os._exit(code)
+        os.close(w)
+        os.close(r)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        assert get(ints[0]) == _val(ints[0], True)
