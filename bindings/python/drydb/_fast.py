@@ -317,13 +317,20 @@ def _build(paths: TablePaths, t: Any) -> None:
             return False
         raise fail(rc, "get")
 
-    def count(start: Any = None, stop: Any = None, *,
-              inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
-        lok_hik = kinds.get(inclusive) if type(inclusive) is tuple else None
+    def lohi(inclusive: Any) -> Tuple[int, int]:
+        try:
+            lok_hik = kinds.get(inclusive) if type(inclusive) is tuple else None
+        except TypeError:  # unhashable members: judged by truth value below
+            lok_hik = None
         if lok_hik is None:
             from ._db import _bound_kinds
-            _bound_kinds(start, stop, inclusive)  # raises TypeError
+            _bound_kinds(None, None, inclusive)  # raises TypeError
             lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
+        return lok_hik
+
+    def count_any(start: Any = None, stop: Any = None, *,
+                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+        lok_hik = lohi(inclusive)
         if start is None:
             lo = b""
             lok = 0
@@ -347,7 +354,38 @@ def _build(paths: TablePaths, t: Any) -> None:
             raise fail(rc, "count")
         return n
 
-    if off is not None:
+    if off is None:
+        count = count_any
+    else:
+        def count(start: Any = None, stop: Any = None, *,
+                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+            # two int bounds: everything inline
+            if type(start) is int and type(stop) is int:
+                try:
+                    lo = pack(start + o)
+                    hi = pack(stop + o)
+                except se:
+                    return count_any(start, stop, inclusive=inclusive)
+                if inclusive is _DEFAULT_INCL:
+                    lok = 1
+                    hik = 2
+                else:
+                    try:
+                        lok, hik = kinds[inclusive]
+                    except (KeyError, TypeError):
+                        lok, hik = lohi(inclusive)
+                try:
+                    s = pop()
+                except IndexError:
+                    s = new_out()
+                rc = lcount(harg, lo, 8, lok, hi, 8, hik, s[0])
+                n = s[2][0]
+                push(s)
+                if rc:
+                    raise fail(rc, "count")
+                return n
+            return count_any(start, stop, inclusive=inclusive)
+
         oadd = off.__add__
 
     def get_many(keys: Any, default: Any = None) -> List[Any]:
@@ -396,11 +434,7 @@ def _build(paths: TablePaths, t: Any) -> None:
         return out
 
     def open_cursor(start: Any, stop: Any, inclusive: Any) -> Any:
-        lok_hik = kinds.get(inclusive) if type(inclusive) is tuple else None
-        if lok_hik is None:
-            from ._db import _bound_kinds
-            _bound_kinds(start, stop, inclusive)  # raises TypeError
-            lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
+        lok_hik = lohi(inclusive)
         if start is None:
             lo = b""
             lok = 0
