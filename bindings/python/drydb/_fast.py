@@ -36,6 +36,7 @@ from __future__ import annotations
 import os
 import struct
 import weakref
+from array import array
 from ctypes import byref, c_size_t, c_uint8
 from itertools import chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -54,7 +55,6 @@ _StructError = struct.error
 # 0x80 then seven zero bytes, 256 times: xor with it flips the sign bit of
 # every 8-byte big-endian word (shifted right for fewer words)
 _FLIP = int.from_bytes(b"\x80\x00\x00\x00\x00\x00\x00\x00" * _BATCH, "big")
-_Q256 = struct.Struct(">%dQ" % _BATCH)
 _EIGHTS = (c_size_t * _BATCH)(*([8] * _BATCH))
 _DEFAULT_INCL = (True, False)
 _KINDS = {(True, False): (1, 2), (True, True): (1, 1), (False, False): (2, 2),
@@ -117,18 +117,6 @@ def _get_batch() -> _Batch:
 def _put_batch(b: _Batch) -> None:
     if len(_batches) < 16:
         _batches.append(b)
-
-
-_packs: Dict[int, Callable[..., bytes]] = {_BATCH: _Q256.pack}
-
-
-def _packer(n: int) -> Callable[..., bytes]:
-    p = _packs.get(n)
-    if p is None:
-        p = struct.Struct(">%dQ" % n).pack
-        if len(_packs) < 64:
-            _packs[n] = p
-    return p
 
 
 # --- stubs installed by kill ------------------------------------------------------
@@ -386,7 +374,7 @@ def _build(paths: TablePaths, t: Any) -> None:
                 return n
             return count_any(start, stop, inclusive=inclusive)
 
-        oadd = off.__add__
+        acode = "q" if off else "Q"
 
     def get_many(keys: Any, default: Any = None) -> List[Any]:
         if type(keys) is not list and not isinstance(keys, (list, tuple)):
@@ -400,11 +388,20 @@ def _build(paths: TablePaths, t: Any) -> None:
                 chunk = keys if total <= _BATCH else keys[i:i + _BATCH]
                 n = len(chunk)
                 buf = None
-                if off is not None and bool not in set(map(type, chunk)):
+                if off is not None and bool not in map(type, chunk):
+                    # array() converts and range-checks in C; byteswap makes the
+                    # words big-endian; int64: one xor flips every sign bit
                     try:
-                        buf = (_Q256.pack if n == _BATCH else _packer(n))(*map(oadd, chunk))
-                    except se:
-                        buf = None  # out of range or not ints: the per-key path raises
+                        arr = array(acode, chunk)
+                    except (OverflowError, TypeError):
+                        arr = None  # the per-key path raises the proper error
+                    if arr is not None:
+                        arr.byteswap()
+                        if off:
+                            buf = (int.from_bytes(arr, "big") ^ (_FLIP >> (64 * (_BATCH - n)))
+                                   ).to_bytes(8 * n, "big")
+                        else:
+                            buf = arr.tobytes()
                 if buf is not None:
                     klens: Any = _EIGHTS
                 else:
