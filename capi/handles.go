@@ -1,5 +1,10 @@
 package main
 
+/*
+#include "fast.h"
+*/
+import "C"
+
 import (
 	"sync"
 	"sync/atomic"
@@ -28,13 +33,27 @@ const (
 	kindIBuilder
 )
 
+// The bit layout is shared with the C fast path (fast.h), which finds a
+// table's fast-path state from its handle without entering Go.
 const (
-	handleMagic = uintptr(0xD) << 60
-	chunkBits   = 12
+	handleMagic = uintptr(C.DRYDB__H_MAGIC) << 60
+	chunkBits   = C.DRYDB__H_CHUNK_BITS
 	chunkSize   = 1 << chunkBits
-	maxChunks   = 1 << 12
+	maxChunks   = C.DRYDB__H_MAX_CHUNKS
 	maxSlots    = chunkSize * maxChunks // 16M live handles
 	genMask     = 1<<28 - 1
+)
+
+// Compile-time checks that fast.h agrees: a negative array length fails.
+var (
+	_ [kindTable - C.DRYDB__H_KIND_TABLE]struct{}
+	_ [C.DRYDB__H_KIND_TABLE - kindTable]struct{}
+	_ [C.DRYDB__H_SLOT_SHIFT - 4]struct{}
+	_ [4 - C.DRYDB__H_SLOT_SHIFT]struct{}
+	_ [C.DRYDB__H_SLOT_BITS - 28]struct{}
+	_ [28 - C.DRYDB__H_SLOT_BITS]struct{}
+	_ [C.DRYDB__MAX_BATCH - maxBatch]struct{}
+	_ [maxBatch - C.DRYDB__MAX_BATCH]struct{}
 )
 
 // entry is immutable once published; freeing a slot replaces it.

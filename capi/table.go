@@ -2,6 +2,7 @@ package main
 
 /*
 #include "cdefs.h"
+#include "fast.h"
 */
 import "C"
 
@@ -84,6 +85,20 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	}
 	d.tabs[n] = to.handle
 	d.kids[to.handle] = nil
+	if l, ok := t.Layout(); ok {
+		// Plain table: drydb_get answers in C while its pages are checked.
+		cl := C.struct_drydb__layout{
+			data: (*C.uint8_t)(l.Data), verified: (*C.uint64_t)(l.Verified),
+			root: C.uint64_t(l.Root), depth: C.uint64_t(l.Depth), first: C.uint64_t(l.FirstPage),
+			last: C.uint64_t(l.LastPage), pshift: C.uint32_t(l.PageShift), kind: C.int(l.Encoding),
+		}
+		if l.Key8 {
+			cl.key8 = 1
+		}
+		if ft := C.drydb__fast_open(C.uint64_t(to.handle), &cl); ft != nil {
+			d.kids[to.handle] = func() { C.drydb__fast_close(ft) }
+		}
+	}
 	*out = C.uintptr_t(to.handle)
 	return codeOK
 }
@@ -162,8 +177,10 @@ func tlsOut(d *dbObj, items []tlsItem) C.int {
 	return codeOK
 }
 
-//export drydb_get
-func drydb_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
+// drydb__get_go is drydb_get (fast.c) when the C fast path cannot answer.
+//
+//export drydb__get_go
+func drydb__get_go(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
 	var c tableCall
 	defer c.exit(&rc)
 	if rc = c.enter(h); rc == codeOK {
@@ -220,8 +237,11 @@ var manyPool = sync.Pool{New: func() any { return new(manyScratch) }}
 // maxBatch bounds n of the batch calls; beyond it a caller is confused.
 const maxBatch = 1 << 24
 
-//export drydb_get_many
-func drydb_get_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t, found *C.uint8_t) (rc C.int) {
+// drydb__get_many_go is drydb_get_many (fast.c) when the C fast path
+// cannot answer.
+//
+//export drydb__get_many_go
+func drydb__get_many_go(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t, found *C.uint8_t) (rc C.int) {
 	defer guard(&rc)
 	t, rc := getTable(h)
 	if rc != codeOK {

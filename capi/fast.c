@@ -1,0 +1,370 @@
+/* The lookup fast path: drydb_get and drydb_get_many answered in C.
+ *
+ * Why: a call from C into Go costs ~50 ns (cgo's thread bookkeeping), more
+ * than the whole lookup. For plain (uncompressed) tables the engine's tree
+ * lies in the mapped file, and the engine publishes where (engine.Layout):
+ * root, depth, page region, page size and its bitmap of pages it has
+ * already checked (checksum + structure). This file searches that tree in
+ * place, reading only pages whose bit is set, so it trusts exactly what the
+ * engine's own accessors trust. Anything else (a page not yet checked, an
+ * overflow value, a key the encoding refuses, a closed or unknown handle)
+ * goes to the Go implementation (drydb__get_go, drydb__get_many_go), which
+ * checks the page, sets its bit, reports errors and sets drydb_errmsg().
+ * The answers are the same either way; only the cost differs.
+ *
+ * Lifetimes: a table handle of a plain table owns a struct drydb__ft,
+ * registered in a slot table indexed like the Go handle table. A reader
+ * announces itself in one of several counters (striped by CPU so that
+ * threads on different cores do not share a cache line), then checks the
+ * handle; closing clears the handle and waits for the counters to drain
+ * before the engine unmaps anything. Structs are recycled, never freed, so
+ * a reader holding a stale pointer reads memory that is still valid and sees
+ * a handle that no longer matches.
+ *
+ * Faults: a file truncated underneath raises SIGBUS when a lost page is
+ * touched. A handler installed when the first fast table opens sends a fault
+ * raised inside a fast lookup back to its start (siglongjmp), and the call
+ * falls back to Go, which reports DRYDB_CORRUPT; every other signal goes on
+ * to the handler that was installed before (the Go runtime's, which chains
+ * to the host's). */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cdefs.h"
+#include "fast.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* The Go implementations (table.go), cgo exports with C.int results. */
+int drydb__get_go(uintptr_t t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen);
+int drydb__get_many_go(uintptr_t t, size_t n, const uint8_t *keys, const size_t *klens,
+                       const uint8_t **vals, size_t *vlens, uint8_t *found);
+
+#define FALLBACK (-1)
+#define STRIPES 16
+
+struct drydb__ft {
+    /* the table handle served; 0 while closed or free */
+    _Atomic uint64_t handle;
+    const uint8_t *data;
+    const _Atomic uint64_t *verified;
+    uint64_t root, depth, first, last;
+    uint32_t pshift;
+    int key8;
+    int kind;
+    struct drydb__ft *next_free;
+    struct { _Atomic int64_t n; char pad[56]; } active[STRIPES];
+};
+
+static _Atomic(struct drydb__ft *) *_Atomic slots[DRYDB__H_MAX_CHUNKS];
+static pthread_mutex_t reg_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct drydb__ft *free_list;
+
+/* ---- fault guard ---- */
+
+static __thread sigjmp_buf *fault_jmp __attribute__((tls_model("initial-exec")));
+static struct sigaction old_bus, old_segv;
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
+
+static void on_fault(int sig, siginfo_t *si, void *uc) {
+    sigjmp_buf *j = fault_jmp;
+    if (j != NULL) {
+        fault_jmp = NULL;
+        siglongjmp(*j, 1);
+    }
+    struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+    if (old->sa_flags & SA_SIGINFO) {
+        old->sa_sigaction(sig, si, uc);
+    } else if (old->sa_handler == SIG_DFL) {
+        /* back to the default action; returning re-raises the fault */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+    } else if (old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+    }
+}
+
+static void install_guard(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    /* SA_ONSTACK: Go requires it of every handler; SA_NODEFER: the jump
+     * leaves the handler without restoring the mask, so the signal must
+     * not be blocked while it runs. */
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &old_bus);
+    sigaction(SIGSEGV, &sa, &old_segv);
+}
+
+/* ---- registry ---- */
+
+static inline uint32_t slot_of(uint64_t h) {
+    return (uint32_t)(h >> DRYDB__H_SLOT_SHIFT) & ((1u << DRYDB__H_SLOT_BITS) - 1);
+}
+
+DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct drydb__layout *l) {
+    uint32_t i = slot_of(handle);
+    if ((i >> DRYDB__H_CHUNK_BITS) >= DRYDB__H_MAX_CHUNKS) return NULL;
+    pthread_once(&guard_once, install_guard);
+    pthread_mutex_lock(&reg_mu);
+    struct drydb__ft *ft = free_list;
+    if (ft != NULL) {
+        free_list = ft->next_free;
+    } else if ((ft = calloc(1, sizeof *ft)) == NULL) {
+        pthread_mutex_unlock(&reg_mu);
+        return NULL; /* no fast path: every call goes to Go */
+    }
+    _Atomic(struct drydb__ft *) *chunk = atomic_load(&slots[i >> DRYDB__H_CHUNK_BITS]);
+    if (chunk == NULL) {
+        chunk = calloc((size_t)1 << DRYDB__H_CHUNK_BITS, sizeof *chunk);
+        if (chunk == NULL) {
+            ft->next_free = free_list;
+            free_list = ft;
+            pthread_mutex_unlock(&reg_mu);
+            return NULL;
+        }
+        atomic_store(&slots[i >> DRYDB__H_CHUNK_BITS], chunk);
+    }
+    ft->data = l->data;
+    ft->verified = (const _Atomic uint64_t *)l->verified;
+    ft->root = l->root;
+    ft->depth = l->depth;
+    ft->first = l->first;
+    ft->last = l->last;
+    ft->pshift = l->pshift;
+    ft->key8 = l->key8;
+    ft->kind = l->kind;
+    ft->next_free = NULL;
+    atomic_store(&ft->handle, handle);
+    atomic_store(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], ft);
+    pthread_mutex_unlock(&reg_mu);
+    return ft;
+}
+
+DRYDB__HIDDEN void drydb__fast_close(struct drydb__ft *ft) {
+    if (ft == NULL) return;
+    uint64_t h = atomic_load(&ft->handle);
+    atomic_store(&ft->handle, 0);
+    /* Readers increment, then check the handle (both sequentially
+     * consistent): each either saw 0 or is counted here. */
+    for (int spins = 0;; spins++) {
+        int64_t n = 0;
+        for (int s = 0; s < STRIPES; s++) n += atomic_load(&ft->active[s].n);
+        if (n == 0) break;
+        if (spins > 100) sched_yield();
+    }
+    pthread_mutex_lock(&reg_mu);
+    uint32_t i = slot_of(h);
+    _Atomic(struct drydb__ft *) *chunk = atomic_load(&slots[i >> DRYDB__H_CHUNK_BITS]);
+    if (chunk != NULL) {
+        struct drydb__ft *cur = ft;
+        atomic_compare_exchange_strong(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], &cur, NULL);
+    }
+    ft->next_free = free_list;
+    free_list = ft;
+    pthread_mutex_unlock(&reg_mu);
+}
+
+static inline struct drydb__ft *find(uint64_t h) {
+    if ((h >> 60) != DRYDB__H_MAGIC || (h & 0xF) != DRYDB__H_KIND_TABLE) return NULL;
+    uint32_t i = slot_of(h);
+    if ((i >> DRYDB__H_CHUNK_BITS) >= DRYDB__H_MAX_CHUNKS) return NULL;
+    _Atomic(struct drydb__ft *) *chunk = atomic_load_explicit(&slots[i >> DRYDB__H_CHUNK_BITS], memory_order_acquire);
+    if (chunk == NULL) return NULL;
+    return atomic_load_explicit(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], memory_order_acquire);
+}
+
+static inline int stripe(void) {
+    int c = sched_getcpu(); /* glibc reads it from rseq: no system call */
+    return c < 0 ? 0 : c & (STRIPES - 1);
+}
+
+/* ---- reading pages (the layout is docs/FORMAT.md's) ---- */
+
+static inline uint16_t u16le(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint64_t u64le(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint64_t u64be(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return __builtin_bswap64(v); }
+
+/* page returns page pg when the engine has checked it, it lies in the
+ * tree's region and sits at the level expected; else NULL (go to Go). */
+static inline const uint8_t *page(const struct drydb__ft *ft, uint64_t pg, unsigned level) {
+    if (pg < ft->first || pg >= ft->last) return NULL;
+    if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63)))) return NULL;
+    const uint8_t *p = ft->data + (pg << ft->pshift);
+    return p[DRYDB__PG_LEVEL] == level ? p : NULL;
+}
+
+/* Number of keys <= k among m big-endian keys (the engine's upperBound8,
+ * same interpolation guess and the same fallback). */
+static inline size_t upper8(const uint8_t *keys, size_t m, uint64_t k) {
+    if (m == 0) return 0;
+    uint64_t first = u64be(keys);
+    if (k < first) return 0;
+    uint64_t last = u64be(keys + 8 * (m - 1));
+    if (k >= last) return m;
+    uint64_t d = k - first, s = last - first;
+    if ((int64_t)s < 0) { d >>= 1; s >>= 1; }
+    size_t g = (size_t)((double)(int64_t)d / (double)(int64_t)s * (double)(m - 1) + 1e-6) + 1;
+    if (g > m - 1) g = m - 1;
+    if (u64be(keys + 8 * (g - 1)) <= k && k < u64be(keys + 8 * g)) return g;
+    size_t base = 0;
+    for (size_t n = m; n > 1;) {
+        size_t half = n >> 1;
+        base = u64be(keys + 8 * (base + half)) <= k ? base + half : base;
+        n -= half;
+    }
+    return base + 1;
+}
+
+static inline int keycmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c != 0 ? c : (al > bl) - (al < bl);
+}
+
+/* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. */
+static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
+                  const uint8_t **val, size_t *vlen) {
+    if (ft->depth == 0) return DRYDB_NOTFOUND;
+    uint64_t ref = ft->root;
+    if (ft->key8) {
+        if (klen != 8) return FALLBACK;
+        uint64_t k = u64be(key);
+        for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+            const uint8_t *p = page(ft, ref, lvl);
+            if (p == NULL) return FALLBACK;
+            size_t n = u16le(p + DRYDB__PG_N);
+            size_t i = n <= 1 ? 0 : upper8(p + DRYDB__PAGE_HDR + 8, n - 1, k);
+            ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i);
+        }
+        const uint8_t *p = page(ft, ref, 0);
+        if (p == NULL) return FALLBACK;
+        size_t n = u16le(p + DRYDB__PG_N);
+        size_t i = k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
+        if (i >= n || u64be(p + DRYDB__PAGE_HDR + 8 * i) != k) return DRYDB_NOTFOUND;
+        size_t o = u16le(p + DRYDB__PAGE_HDR + 8 * n + 2 * i);
+        uint16_t vl = u16le(p + o);
+        if (vl & DRYDB__OVERFLOW) return FALLBACK;
+        *val = vl ? p + o + DRYDB__LEAF8_HDR : drydb__empty;
+        *vlen = vl;
+        return DRYDB_OK;
+    }
+    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+        const uint8_t *p = page(ft, ref, lvl);
+        if (p == NULL) return FALLBACK;
+        /* the last entry whose separator is <= key (entry 0 otherwise) */
+        size_t lo = 1, hi = u16le(p + DRYDB__PG_N);
+        while (lo < hi) {
+            size_t m = (lo + hi) >> 1;
+            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
+            if (keycmp(e + DRYDB__BRANCH_HDR, u16le(e + 16), key, klen) <= 0) lo = m + 1;
+            else hi = m;
+        }
+        ref = u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * (lo - 1)));
+    }
+    const uint8_t *p = page(ft, ref, 0);
+    if (p == NULL) return FALLBACK;
+    size_t n = u16le(p + DRYDB__PG_N), lo = 0, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) >> 1;
+        const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
+        if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) < 0) lo = m + 1;
+        else hi = m;
+    }
+    if (lo >= n) return DRYDB_NOTFOUND;
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
+    size_t kl = u16le(e);
+    if (keycmp(e + DRYDB__LEAF_HDR, kl, key, klen) != 0) return DRYDB_NOTFOUND;
+    uint16_t vl = u16le(e + 2);
+    if (vl & DRYDB__OVERFLOW) return FALLBACK;
+    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
+    *vlen = vl;
+    return DRYDB_OK;
+}
+
+/* Keys the fast path may look up as they are: for other encodings the Go
+ * side validates the key first (a refused key is an error, not a miss). */
+static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
+    switch (ft->kind) {
+    case DRYDB_KEY_BYTES:
+        return 1;
+    case DRYDB_KEY_INT64:
+    case DRYDB_KEY_UINT64:
+        return klen == 8;
+    case DRYDB_KEY_UUID:
+    case DRYDB_KEY_ULID:
+        return klen == 16;
+    case DRYDB_KEY_STRING: /* ASCII is valid UTF-8; the rest is checked in Go */
+        for (size_t i = 0; i < klen; i++)
+            if (key[i] & 0x80) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft = find(h);
+    if (ft != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && val != NULL && vlen != NULL) {
+        int s = stripe();
+        atomic_fetch_add(&ft->active[s].n, 1);
+        int rc = FALLBACK;
+        if (atomic_load(&ft->handle) == h && key_ok(ft, key, klen)) {
+            sigjmp_buf jb;
+            if (sigsetjmp(jb, 0) == 0) {
+                fault_jmp = &jb;
+                rc = lookup(ft, key ? key : drydb__empty, klen, val, vlen);
+            }
+            fault_jmp = NULL;
+        }
+        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        if (rc != FALLBACK) return rc;
+    }
+    return drydb__get_go(h, key, klen, val, vlen);
+}
+
+EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
+                   const uint8_t **vals, size_t *vlens, uint8_t *found) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft = find(h);
+    if (ft == NULL || n == 0 || n > DRYDB__MAX_BATCH || keys == NULL || klens == NULL || vals == NULL ||
+        vlens == NULL || found == NULL)
+        return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
+    int s = stripe();
+    atomic_fetch_add(&ft->active[s].n, 1);
+    int rc = FALLBACK;
+    if (atomic_load(&ft->handle) == h) {
+        sigjmp_buf jb;
+        if (sigsetjmp(jb, 0) == 0) {
+            fault_jmp = &jb;
+            const uint8_t *k = keys;
+            size_t i = 0;
+            for (; i < n; i++) {
+                size_t kl = klens[i];
+                if (kl > DRYDB_MAX_LEN || !key_ok(ft, k, kl)) break;
+                int r = lookup(ft, k, kl, &vals[i], &vlens[i]);
+                if (r == FALLBACK) break;
+                if (r == DRYDB_NOTFOUND) {
+                    vals[i] = NULL;
+                    vlens[i] = 0;
+                }
+                found[i] = r == DRYDB_OK;
+                k += kl;
+            }
+            rc = i == n ? DRYDB_OK : FALLBACK;
+        }
+        fault_jmp = NULL;
+    }
+    atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+    if (rc != FALLBACK) return rc;
+    /* Go answers the whole batch again, with every check and message. */
+    return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
+}

@@ -1,0 +1,35 @@
+package engine
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"testing"
+
+	f "github.com/drydb/drydb/engine/internal/format"
+)
+
+// TestFastHeaderAgrees checks the page layout constants that the C lookup
+// fast path (capi/fast.h) reads pages with against the format package.
+func TestFastHeaderAgrees(t *testing.T) {
+	src, err := os.ReadFile("../capi/fast.h")
+	if err != nil {
+		t.Skip("capi/fast.h not found:", err)
+	}
+	want := map[string]int{
+		"DRYDB__PAGE_HDR": f.PageHeaderSize, "DRYDB__PG_LEVEL": f.PgLevel, "DRYDB__PG_N": f.PgN,
+		"DRYDB__LEAF_HDR": f.LeafEntryHeader, "DRYDB__LEAF8_HDR": f.Leaf8EntryHeader,
+		"DRYDB__BRANCH_HDR": f.BranchEntryHdr, "DRYDB__OVERFLOW": f.OverflowFlag,
+	}
+	re := regexp.MustCompile(`(?m)^#define (DRYDB__\w+)\s+(0x[0-9a-fA-F]+|\d+)`)
+	got := map[string]int{}
+	for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+		v, _ := strconv.ParseInt(m[2], 0, 64)
+		got[m[1]] = int(v)
+	}
+	for name, w := range want {
+		if g, ok := got[name]; !ok || g != w {
+			t.Errorf("capi/fast.h %s = %d (present %v), format says %d", name, g, ok, w)
+		}
+	}
+}
