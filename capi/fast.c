@@ -45,6 +45,12 @@
 int drydb__get_go(uintptr_t t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen);
 int drydb__get_many_go(uintptr_t t, size_t n, const uint8_t *keys, const size_t *klens,
                        const uint8_t **vals, size_t *vlens, uint8_t *found);
+int drydb__count_go(uintptr_t t, const uint8_t *lo, size_t lolen, int lokind,
+                    const uint8_t *hi, size_t hilen, int hikind, uint64_t *out);
+int drydb__rank_go(uintptr_t t, const uint8_t *key, size_t klen, uint64_t *out);
+int drydb__range_go(uintptr_t t, const uint8_t *lo, size_t lolen, int lokind,
+                    const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
+                    const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens, size_t *n);
 
 #define FALLBACK (-1)
 #define STRIPES 16
@@ -54,7 +60,7 @@ struct drydb__ft {
     _Atomic uint64_t handle;
     const uint8_t *data;
     const _Atomic uint64_t *verified;
-    uint64_t root, depth, first, last;
+    uint64_t root, depth, first, last, rows;
     uint32_t pshift;
     int key8;
     int kind;
@@ -140,6 +146,7 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->depth = l->depth;
     ft->first = l->first;
     ft->last = l->last;
+    ft->rows = l->rows;
     ft->pshift = l->pshift;
     ft->key8 = l->key8;
     ft->kind = l->kind;
@@ -367,4 +374,282 @@ EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const s
     if (rc != FALLBACK) return rc;
     /* Go answers the whole batch again, with every check and message. */
     return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
+}
+
+/* rank: the number of keys < key, and whether key is present (the
+ * engine's tree.rank: one descent summing the branches' row counts). */
+static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uint64_t *out, int *found) {
+    *found = 0;
+    if (ft->depth == 0) {
+        *out = 0;
+        return DRYDB_OK;
+    }
+    if (!ft->key8 || klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
+    uint64_t k = u64be(key), row = 0, ref = ft->root;
+    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+        const uint8_t *p = page(ft, ref, lvl);
+        if (p == NULL) return FALLBACK;
+        size_t n = u16le(p + DRYDB__PG_N);
+        size_t i = n <= 1 ? 0 : upper8(p + DRYDB__PAGE_HDR + 8, n - 1, k);
+        row += u64le(p + DRYDB__PAGE_HDR + 16 * n + 8 * i);
+        ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i);
+    }
+    const uint8_t *p = page(ft, ref, 0);
+    if (p == NULL) return FALLBACK;
+    size_t n = u16le(p + DRYDB__PG_N);
+    size_t i = k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
+    *found = i < n && u64be(p + DRYDB__PAGE_HDR + 8 * i) == k;
+    *out = row + i;
+    return DRYDB_OK;
+}
+
+/* bound_row: the first row inside a lower bound, or the first row past an
+ * upper one (the engine's tree.boundRow). */
+static int bound_row(const struct drydb__ft *ft, const uint8_t *key, size_t klen, int kind, int upper, uint64_t *out) {
+    if (kind == DRYDB_UNBOUNDED) {
+        *out = upper ? ft->rows : 0;
+        return DRYDB_OK;
+    }
+    int found, rc = rank(ft, key, klen, out, &found);
+    if (rc == DRYDB_OK && found && (kind == DRYDB_EXCLUSIVE) != upper) ++*out;
+    return rc;
+}
+
+static inline int bound_ok(const uint8_t *k, size_t n, int kind) {
+    return kind == DRYDB_UNBOUNDED || ((kind == DRYDB_INCLUSIVE || kind == DRYDB_EXCLUSIVE) &&
+                                       (k != NULL || n == 0) && n <= DRYDB_MAX_LEN);
+}
+
+EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind,
+                       const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft = find(h);
+    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+        int s = stripe();
+        atomic_fetch_add(&ft->active[s].n, 1);
+        int rc = FALLBACK;
+        if (atomic_load(&ft->handle) == h) {
+            sigjmp_buf jb;
+            if (sigsetjmp(jb, 0) == 0) {
+                fault_jmp = &jb;
+                uint64_t a, b;
+                rc = bound_row(ft, lo, lolen, lokind, 0, &a);
+                if (rc == DRYDB_OK) rc = bound_row(ft, hi, hilen, hikind, 1, &b);
+                if (rc == DRYDB_OK) *out = b > a ? b - a : 0;
+            }
+            fault_jmp = NULL;
+        }
+        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        if (rc != FALLBACK) return rc;
+    }
+    return drydb__count_go(h, lo, lolen, lokind, hi, hilen, hikind, out);
+}
+
+EXPORT int drydb_rank(drydb_table *t, const uint8_t *key, size_t klen, uint64_t *out) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft = find(h);
+    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN) {
+        int s = stripe();
+        atomic_fetch_add(&ft->active[s].n, 1);
+        int rc = FALLBACK;
+        if (atomic_load(&ft->handle) == h) {
+            sigjmp_buf jb;
+            if (sigsetjmp(jb, 0) == 0) {
+                fault_jmp = &jb;
+                int found;
+                rc = rank(ft, key, klen, out, &found);
+            }
+            fault_jmp = NULL;
+        }
+        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        if (rc != FALLBACK) return rc;
+    }
+    return drydb__rank_go(h, key, klen, out);
+}
+
+/* ---- range batches ---- */
+
+/* A leaf's entry i: key and inline value, or FALLBACK for an overflow value. */
+static inline int entry(const struct drydb__ft *ft, const uint8_t *p, size_t n, size_t i,
+                        const uint8_t **k, size_t *kl, const uint8_t **v, size_t *vl) {
+    uint16_t len;
+    if (ft->key8) {
+        size_t o = u16le(p + DRYDB__PAGE_HDR + 8 * n + 2 * i);
+        *k = p + DRYDB__PAGE_HDR + 8 * i;
+        *kl = 8;
+        len = u16le(p + o);
+        *v = p + o + DRYDB__LEAF8_HDR;
+    } else {
+        const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+        *kl = u16le(e);
+        *k = e + DRYDB__LEAF_HDR;
+        len = u16le(e + 2);
+        *v = *k + *kl;
+    }
+    if (len & DRYDB__OVERFLOW) return FALLBACK;
+    *vl = len;
+    if (len == 0) *v = drydb__empty;
+    if (*kl == 0) *k = drydb__empty;
+    return DRYDB_OK;
+}
+
+static inline int leaf_cmp(const struct drydb__ft *ft, const uint8_t *p, size_t i, const uint8_t *key, size_t klen) {
+    if (ft->key8) return keycmp(p + DRYDB__PAGE_HDR + 8 * i, 8, key, klen);
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+    return keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen);
+}
+
+/* The number of a leaf's keys that sort before key (or <= key with
+ * le set): a binary search with byte compares (k8 trees too: 8-byte
+ * big-endian keys compare as bytes as they compare as integers). */
+static size_t leaf_count(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen, int le) {
+    size_t lo = 0, hi = u16le(p + DRYDB__PG_N);
+    while (lo < hi) {
+        size_t m = (lo + hi) >> 1;
+        int c = leaf_cmp(ft, p, m, key, klen);
+        if (c < 0 || (le && c == 0)) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* The leaf where key belongs (key NULL: the first leaf, or the last with
+ * last set), or 0 to fall back. */
+static uint64_t leaf_for(const struct drydb__ft *ft, const uint8_t *key, size_t klen, int last) {
+    uint64_t ref = ft->root;
+    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+        const uint8_t *p = page(ft, ref, lvl);
+        if (p == NULL) return 0;
+        size_t n = u16le(p + DRYDB__PG_N), i;
+        if (key == NULL) {
+            i = last ? n - 1 : 0;
+        } else if (ft->key8) {
+            if (klen != 8) return 0;
+            i = n <= 1 ? 0 : upper8(p + DRYDB__PAGE_HDR + 8, n - 1, u64be(key));
+        } else {
+            size_t lo = 1, hi = n;
+            while (lo < hi) {
+                size_t m = (lo + hi) >> 1;
+                const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
+                if (keycmp(e + DRYDB__BRANCH_HDR, u16le(e + 16), key, klen) <= 0) lo = m + 1;
+                else hi = m;
+            }
+            i = lo - 1;
+        }
+        ref = ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i) : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
+    }
+    return ref;
+}
+
+/* Steps to the neighbouring leaf. Leaves are written contiguously, so a
+ * link to anything but the adjacent page, or a neighbour whose keys do not
+ * continue the order, is left to Go (which walks by row counts and reports
+ * what it finds). Returns the page, NULL at the end (*end set) or to fall
+ * back. */
+static const uint8_t *step_leaf(const struct drydb__ft *ft, const uint8_t *p, uint64_t *pg, int back, int *end) {
+    const uint8_t *l = p + (back ? DRYDB__PG_PREV : DRYDB__PG_NEXT);
+    uint64_t link = (uint64_t)l[0] | (uint64_t)l[1] << 8 | (uint64_t)l[2] << 16 | (uint64_t)l[3] << 24;
+    if (link == 0) {
+        *end = 1;
+        return NULL;
+    }
+    if (link != (back ? *pg - 1 : *pg + 1)) return NULL;
+    const uint8_t *q = page(ft, link, 0);
+    if (q == NULL) return NULL;
+    size_t n = u16le(p + DRYDB__PG_N), qn = u16le(q + DRYDB__PG_N);
+    const uint8_t *k;
+    size_t kl;
+    const uint8_t *dummy;
+    size_t dl;
+    if (back) {
+        entry(ft, q, qn, qn - 1, &k, &kl, &dummy, &dl);
+        if (leaf_cmp(ft, p, 0, k, kl) <= 0) return NULL;
+    } else {
+        entry(ft, q, qn, 0, &k, &kl, &dummy, &dl);
+        if (leaf_cmp(ft, p, n - 1, k, kl) >= 0) return NULL;
+    }
+    *pg = link;
+    return q;
+}
+
+static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
+                 const uint8_t *hi, size_t hilen, int hikind, int back, size_t max,
+                 const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens, size_t *n) {
+    *n = 0;
+    if (ft->depth == 0 || max == 0) return DRYDB_OK;
+    /* start where the walk begins: lo ascending, hi descending */
+    const uint8_t *sk = back ? hi : lo;
+    size_t sl = back ? hilen : lolen;
+    int skind = back ? hikind : lokind;
+    const uint8_t *ek = back ? lo : hi;
+    size_t el = back ? lolen : hilen;
+    int ekind = back ? lokind : hikind;
+    if (skind == DRYDB_UNBOUNDED) sk = NULL;
+    else if (sk == NULL) sk = drydb__empty;
+    if (ekind != DRYDB_UNBOUNDED && ek == NULL) ek = drydb__empty;
+    uint64_t pg = leaf_for(ft, sk, sl, back);
+    if (pg == 0) return FALLBACK;
+    const uint8_t *p = page(ft, pg, 0);
+    if (p == NULL) return FALLBACK;
+    size_t cnt = u16le(p + DRYDB__PG_N);
+    /* i: the first entry to read (back: one past it) */
+    size_t i;
+    if (sk == NULL) i = back ? cnt : 0;
+    else if (back) i = leaf_count(ft, p, sk, sl, skind == DRYDB_INCLUSIVE);
+    else i = leaf_count(ft, p, sk, sl, skind == DRYDB_EXCLUSIVE);
+    size_t got = 0;
+    for (;;) {
+        if (back ? i == 0 : i >= cnt) {
+            int end = 0;
+            p = step_leaf(ft, p, &pg, back, &end);
+            if (p == NULL) return end ? DRYDB_OK : FALLBACK;
+            cnt = u16le(p + DRYDB__PG_N);
+            i = back ? cnt : 0;
+            continue;
+        }
+        size_t j = back ? i - 1 : i;
+        const uint8_t *k, *v;
+        size_t kl, vl;
+        if (entry(ft, p, cnt, j, &k, &kl, &v, &vl) != DRYDB_OK) return FALLBACK;
+        if (ekind != DRYDB_UNBOUNDED) {
+            int c = keycmp(k, kl, ek, el);
+            if (back ? (c < 0 || (c == 0 && ekind == DRYDB_EXCLUSIVE)) : (c > 0 || (c == 0 && ekind == DRYDB_EXCLUSIVE)))
+                return DRYDB_OK;
+        }
+        keys[got] = k;
+        klens[got] = kl;
+        if (vals != NULL) {
+            vals[got] = v;
+            vlens[got] = vl;
+        }
+        *n = ++got;
+        if (got == max) return DRYDB_OK;
+        i = back ? i - 1 : i + 1;
+    }
+}
+
+EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind,
+                       const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
+                       const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens, size_t *n) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft = find(h);
+    if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
+        (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
+        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+        int s = stripe();
+        atomic_fetch_add(&ft->active[s].n, 1);
+        int rc = FALLBACK;
+        if (atomic_load(&ft->handle) == h) {
+            sigjmp_buf jb;
+            if (sigsetjmp(jb, 0) == 0) {
+                fault_jmp = &jb;
+                rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max,
+                           keys, klens, vals, vlens, n);
+            }
+            fault_jmp = NULL;
+        }
+        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        if (rc != FALLBACK) return rc;
+    }
+    return drydb__range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n);
 }

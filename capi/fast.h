@@ -18,6 +18,8 @@
 #define DRYDB__PAGE_HDR   16
 #define DRYDB__PG_LEVEL   5
 #define DRYDB__PG_N       6
+#define DRYDB__PG_PREV    8      /* u32 previous leaf, 0 = none */
+#define DRYDB__PG_NEXT    12     /* u32 next leaf, 0 = none */
 #define DRYDB__LEAF_HDR   4      /* klen u16 + vlen u16 */
 #define DRYDB__LEAF8_HDR  2      /* vlen u16 */
 #define DRYDB__BRANCH_HDR 18     /* child u64 + before u64 + klen u16 */
@@ -27,7 +29,7 @@
 struct drydb__layout {
     const uint8_t *data;
     const uint64_t *verified;
-    uint64_t root, depth, first, last;
+    uint64_t root, depth, first, last, rows;
     uint32_t pshift;
     int key8;
     int kind;

@@ -90,7 +90,7 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		cl := C.struct_drydb__layout{
 			data: (*C.uint8_t)(l.Data), verified: (*C.uint64_t)(l.Verified),
 			root: C.uint64_t(l.Root), depth: C.uint64_t(l.Depth), first: C.uint64_t(l.FirstPage),
-			last: C.uint64_t(l.LastPage), pshift: C.uint32_t(l.PageShift), kind: C.int(l.Encoding),
+			last: C.uint64_t(l.LastPage), rows: C.uint64_t(l.Rows), pshift: C.uint32_t(l.PageShift), kind: C.int(l.Encoding),
 		}
 		if l.Key8 {
 			cl.key8 = 1
@@ -343,8 +343,11 @@ func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.
 	return l, u, rc
 }
 
-//export drydb_count
-func drydb_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) (rc C.int) {
+// drydb__count_go is drydb_count (fast.c) when the C fast path cannot
+// answer.
+//
+//export drydb__count_go
+func drydb__count_go(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) (rc C.int) {
 	var c tableCall
 	defer c.exit(&rc)
 	if rc = c.enter(h); rc == codeOK {
@@ -369,8 +372,11 @@ func tableCount(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	return codeOK
 }
 
-//export drydb_rank
-func drydb_rank(h C.uintptr_t, key *C.uint8_t, klen C.size_t, out *C.uint64_t) (rc C.int) {
+// drydb__rank_go is drydb_rank (fast.c) when the C fast path cannot
+// answer.
+//
+//export drydb__rank_go
+func drydb__rank_go(h C.uintptr_t, key *C.uint8_t, klen C.size_t, out *C.uint64_t) (rc C.int) {
 	defer guard(&rc)
 	t, rc := getTable(h)
 	if rc != codeOK {
@@ -548,5 +554,91 @@ func drydb_table_index_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int)
 		return codeNotFound
 	}
 	setCharPtr(name, names[i])
+	return codeOK
+}
+
+// drydb__range_go is drydb_range (fast.c) when the C fast path cannot
+// answer: compressed tables, pages not checked yet, overflow values.
+//
+//export drydb__range_go
+func drydb__range_go(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, flags C.uint32_t, max C.size_t, keys **C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t, n *C.size_t) (rc C.int) {
+	var c tableCall
+	defer c.exit(&rc)
+	if rc = c.enter(h); rc == codeOK {
+		rc = tableRange(c.t, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n)
+	}
+	return rc
+}
+
+func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, flags C.uint32_t, max C.size_t, keys **C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t, n *C.size_t) C.int {
+	if n == nil || keys == nil || klens == nil || (vals == nil) != (vlens == nil) {
+		return failf(codeInvalid, "drydb_range: NULL array or count")
+	}
+	if flags&^C.DRYDB_REVERSE != 0 {
+		return failf(codeInvalid, "drydb_range: unknown flags %#x", uint32(flags))
+	}
+	if uint64(max) > maxBatch {
+		return failf(codeInvalid, "drydb_range: max = %d exceeds %d", uint64(max), maxBatch)
+	}
+	*n = 0
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	if rc != codeOK {
+		return rc
+	}
+	if max == 0 {
+		return codeOK
+	}
+	m := int(max)
+	ks, kl := unsafe.Slice(keys, m), unsafe.Slice(klens, m)
+	var vs **C.uint8_t
+	var vl *C.size_t
+	var vss []*C.uint8_t
+	var vll []C.size_t
+	if vals != nil {
+		vs, vl = vals, vlens
+		vss, vll = unsafe.Slice(vs, m), unsafe.Slice(vl, m)
+	}
+	cur := t.t.NewCursor(l, u)
+	defer cur.Close()
+	reverse := flags&C.DRYDB_REVERSE != 0
+	var ok bool
+	if reverse {
+		ok = cur.Last()
+	} else {
+		ok = cur.First()
+	}
+	// Keys and values outside the image (compressed pages) stay valid only
+	// while the cursor is on their page: they are copied at once, into Go
+	// memory, and tlsOut copies them on into the thread buffer.
+	items := make([]tlsItem, 0, 2*min(m, 256))
+	own := func(b []byte) []byte {
+		if t.d.inImage(b) {
+			return b
+		}
+		return append([]byte{}, b...)
+	}
+	got := 0
+	for ; ok && got < m; got++ {
+		items = append(items, tlsItem{own(cur.Key()), &ks[got], &kl[got]})
+		if vals != nil {
+			v := cur.Value()
+			if v == nil && cur.Err() != nil {
+				break
+			}
+			items = append(items, tlsItem{own(v), &vss[got], &vll[got]})
+		}
+		if reverse {
+			ok = cur.Prev()
+		} else {
+			ok = cur.Next()
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return fail(err)
+	}
+	if rc := tlsOut(t.d, items); rc != codeOK {
+		return rc
+	}
+	*n = C.size_t(got)
 	return codeOK
 }

@@ -45,6 +45,7 @@ type Layout struct {
 	PageShift uint           // page size is 1 << PageShift
 	Root      uint64         // root page; Depth levels (0: empty table)
 	Depth     uint64
+	Rows      uint64 // rows in the tree
 	FirstPage uint64 // the tree's pages are [FirstPage, LastPage)
 	LastPage  uint64
 	Key8      bool           // key-array pages (8-byte keys), else slotted pages
@@ -65,6 +66,7 @@ func (t *Table) Layout() (Layout, bool) {
 		PageShift: t.db.pshift,
 		Root:      tr.desc.Root,
 		Depth:     uint64(tr.desc.Depth),
+		Rows:      tr.desc.Rows,
 		FirstPage: tr.desc.FirstPage,
 		LastPage:  tr.desc.LastPage,
 		Key8:      tr.k8,

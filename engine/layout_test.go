@@ -18,6 +18,7 @@ func TestFastHeaderAgrees(t *testing.T) {
 	}
 	want := map[string]int{
 		"DRYDB__PAGE_HDR": f.PageHeaderSize, "DRYDB__PG_LEVEL": f.PgLevel, "DRYDB__PG_N": f.PgN,
+		"DRYDB__PG_PREV": f.PgPrev, "DRYDB__PG_NEXT": f.PgNext,
 		"DRYDB__LEAF_HDR": f.LeafEntryHeader, "DRYDB__LEAF8_HDR": f.Leaf8EntryHeader,
 		"DRYDB__BRANCH_HDR": f.BranchEntryHdr, "DRYDB__OVERFLOW": f.OverflowFlag,
 	}

@@ -151,6 +151,9 @@ DRYDB_API const char *drydb_errmsg(void);
 #define DRYDB_INCLUSIVE 1
 #define DRYDB_EXCLUSIVE 2
 
+/* Flags of drydb_range. */
+#define DRYDB_REVERSE 1 /* descending key order */
+
 /* Compression of a table's leaf pages. */
 #define DRYDB_COMPRESS_NONE 0
 #define DRYDB_COMPRESS_ZSTD 1
@@ -308,6 +311,23 @@ DRYDB_API int drydb_count(drydb_table *tbl,
                           const uint8_t *lo, size_t lolen, int lokind,
                           const uint8_t *hi, size_t hilen, int hikind,
                           uint64_t *out);
+
+/* Up to `max` rows of the range lo..hi (bounds as for drydb_count) in one
+ * call, in key order, or descending with DRYDB_REVERSE: the cheapest way to
+ * read a short range, and to page through a long one (call again with the
+ * last key read as an exclusive bound). Writes keys[i], klens[i] and, unless
+ * vals and vlens are both NULL, vals[i], vlens[i], for i < *n; the arrays
+ * hold at least max elements. DRYDB_OK also when *n < max (the range has no
+ * more rows) and for an empty range (*n = 0). Needs no cursor: no handle to
+ * open or close. Lifetime: as for drydb_get (uncompressed tables: until
+ * drydb_close; compressed: the thread buffer, until the next call on this
+ * thread that uses it). */
+DRYDB_API int drydb_range(drydb_table *tbl,
+                          const uint8_t *lo, size_t lolen, int lokind,
+                          const uint8_t *hi, size_t hilen, int hikind,
+                          uint32_t flags, size_t max,
+                          const uint8_t **keys, size_t *klens,
+                          const uint8_t **vals, size_t *vlens, size_t *n);
 
 /* Number of keys < key (the key need not exist). */
 DRYDB_API int drydb_rank(drydb_table *tbl, const uint8_t *key, size_t klen,

@@ -1,0 +1,289 @@
+/* The lookup fast path (capi/fast.c) against the Go implementation.
+ *
+ * drydb_get, drydb_get_many, drydb_count, drydb_rank and drydb_range answer
+ * in C once the pages they need have been checked by the engine, and in Go
+ * otherwise. This test takes the truth from a cursor walk (always Go) on
+ * one open database, then asks a second, cold one the same random questions
+ * twice: the first round mixes both paths (pages are checked as they are
+ * first touched), the second runs warm. Tables cover both page layouts
+ * (8-byte key arrays and slotted pages), small pages (deep trees), empty
+ * keys and values, overflow values, non-ASCII string keys, a compressed
+ * table (Go only) and an empty table. */
+#include "testutil.h"
+
+enum { MAXK = 24, MAXV = 700, ROWS = 2500 };
+
+struct row {
+    uint8_t k[MAXK];
+    size_t kl;
+    uint8_t *v;
+    size_t vl;
+};
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+static int cmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
+    int c = memcmp(a, b, al < bl ? al : bl);
+    return c ? c : (al > bl) - (al < bl);
+}
+
+/* A random key of the table's kind. */
+static size_t make_key(int kind, uint8_t *k) {
+    switch (kind) {
+    case DRYDB_KEY_INT64:
+        drydb_key_int64((int64_t)(rnd() % 20000) - 10000, k);
+        return 8;
+    case DRYDB_KEY_UINT64:
+        drydb_key_uint64(rnd() % 3000, k);
+        return 8;
+    case DRYDB_KEY_STRING: {
+        size_t n = rnd() % 12;
+        for (size_t i = 0; i < n; i++) k[i] = (uint8_t)('a' + rnd() % 4);
+        if (n >= 2 && rnd() % 5 == 0) { /* "é" in UTF-8: the Go path validates it */
+            k[n - 2] = 0xC3;
+            k[n - 1] = 0xA9;
+        }
+        return n;
+    }
+    default: { /* bytes: any length from 0, 0xFF bytes included */
+        size_t n = rnd() % 10;
+        for (size_t i = 0; i < n; i++) k[i] = (uint8_t)(rnd() % 3 == 0 ? 0xFF : rnd() % 4);
+        return n;
+    }
+    }
+}
+
+struct table {
+    const char *name;
+    int kind, comp;
+    struct row *rows;
+    size_t n;
+};
+
+static int by_key(const void *a, const void *b) {
+    const struct row *x = a, *y = b;
+    return cmp(x->k, x->kl, y->k, y->kl);
+}
+
+static void build(drydb_builder *b, struct table *t) {
+    drydb_tbuilder *tb;
+    OK(drydb_builder_table(b, t->name, t->kind, NULL, 0, t->comp, 0, 0, &tb));
+    t->rows = calloc(ROWS, sizeof *t->rows);
+    size_t want = strcmp(t->name, "empty") == 0 ? 0 : ROWS;
+    for (size_t tries = 0; t->n < want && tries < 20 * ROWS; tries++) {
+        struct row r;
+        r.kl = make_key(t->kind, r.k);
+        int dup = 0;
+        for (size_t i = 0; i < t->n && !dup; i++) dup = cmp(t->rows[i].k, t->rows[i].kl, r.k, r.kl) == 0;
+        if (dup) continue;
+        uint64_t x = rnd() % 100;
+        r.vl = x < 10 ? 0 : x < 13 ? 300 + rnd() % (MAXV - 300) : rnd() % 20; /* some overflow at 512 B pages */
+        r.v = malloc(r.vl + 1);
+        for (size_t i = 0; i < r.vl; i++) r.v[i] = (uint8_t)rnd();
+        OK(drydb_builder_append(tb, r.k, r.kl, r.v, r.vl));
+        t->rows[t->n++] = r;
+    }
+    qsort(t->rows, t->n, sizeof *t->rows, by_key);
+}
+
+/* Truth: the rows of [lo, hi] from the sorted model. */
+static int inside(const struct row *r, const uint8_t *lo, size_t ll, int lk, const uint8_t *hi, size_t hl, int hk) {
+    if (lk != DRYDB_UNBOUNDED) {
+        int c = cmp(r->k, r->kl, lo, ll);
+        if (c < 0 || (c == 0 && lk == DRYDB_EXCLUSIVE)) return 0;
+    }
+    if (hk != DRYDB_UNBOUNDED) {
+        int c = cmp(r->k, r->kl, hi, hl);
+        if (c > 0 || (c == 0 && hk == DRYDB_EXCLUSIVE)) return 0;
+    }
+    return 1;
+}
+
+static void check_against_cursor(drydb_table *tt, const struct table *t) {
+    /* the model matches what the Go path reads */
+    drydb_cursor *c;
+    OK(drydb_cursor_open(tt, NULL, 0, 0, NULL, 0, 0, &c));
+    size_t i = 0;
+    while (drydb_cursor_next(c) == DRYDB_OK) {
+        const uint8_t *k, *v;
+        size_t kl, vl;
+        OK(drydb_cursor_get(c, &k, &kl, &v, &vl));
+        CHECK(i < t->n && cmp(k, kl, t->rows[i].k, t->rows[i].kl) == 0);
+        CHECK(vl == t->rows[i].vl && (vl == 0 || memcmp(v, t->rows[i].v, vl) == 0));
+        i++;
+    }
+    CHECK(i == t->n);
+    OK(drydb_cursor_close(c));
+}
+
+static void questions(drydb_table *tt, const struct table *t) {
+    enum { Q = 150, MAXB = 64 };
+    const uint8_t *ks[1000], *vs[1000];
+    size_t kls[1000], vls[1000], n;
+    for (int q = 0; q < Q; q++) {
+        /* bounds: a key of the table, a random key, or unbounded */
+        uint8_t lo[MAXK], hi[MAXK];
+        size_t ll = 0, hl = 0;
+        int lk = (int)(rnd() % 3), hk = (int)(rnd() % 3);
+        if (t->n && rnd() % 2) {
+            const struct row *r = &t->rows[rnd() % t->n];
+            memcpy(lo, r->k, r->kl);
+            ll = r->kl;
+        } else {
+            ll = make_key(t->kind, lo);
+        }
+        if (t->n && rnd() % 2) {
+            const struct row *r = &t->rows[rnd() % t->n];
+            memcpy(hi, r->k, r->kl);
+            hl = r->kl;
+        } else {
+            hl = make_key(t->kind, hi);
+        }
+        size_t first = t->n, count = 0;
+        for (size_t i = 0; i < t->n; i++) {
+            if (inside(&t->rows[i], lo, ll, lk, hi, hl, hk)) {
+                if (first == t->n) first = i;
+                count++;
+            }
+        }
+        uint64_t got;
+        OK(drydb_count(tt, lo, ll, lk, hi, hl, hk, &got));
+        CHECK(got == count);
+        size_t maxes[] = {1, 3, 17, 1000};
+        size_t max = maxes[rnd() % 4];
+        for (int back = 0; back < 2; back++) {
+            int with_vals = rnd() % 4 != 0;
+            OK(drydb_range(tt, lo, ll, lk, hi, hl, hk, back ? DRYDB_REVERSE : 0, max, ks, kls,
+                           with_vals ? vs : NULL, with_vals ? vls : NULL, &n));
+            CHECK(n == (count < max ? count : max));
+            for (size_t j = 0; j < n; j++) {
+                const struct row *r = &t->rows[back ? first + count - 1 - j : first + j];
+                CHECK(cmp(ks[j], kls[j], r->k, r->kl) == 0);
+                if (with_vals) CHECK(vls[j] == r->vl && (r->vl == 0 || memcmp(vs[j], r->v, r->vl) == 0));
+            }
+        }
+        /* rank and get of a key of the table and of a random one */
+        for (int w = 0; w < 2; w++) {
+            uint8_t k[MAXK];
+            size_t kl;
+            if (w == 0 && t->n) {
+                const struct row *r = &t->rows[rnd() % t->n];
+                memcpy(k, r->k, r->kl);
+                kl = r->kl;
+            } else {
+                kl = make_key(t->kind, k);
+            }
+            size_t below = 0, at = t->n;
+            for (size_t i = 0; i < t->n; i++) {
+                int c = cmp(t->rows[i].k, t->rows[i].kl, k, kl);
+                if (c < 0) below++;
+                if (c == 0) at = i;
+            }
+            OK(drydb_rank(tt, k, kl, &got));
+            CHECK(got == below);
+            const uint8_t *v;
+            size_t vl;
+            int rc = drydb_get(tt, k, kl, &v, &vl);
+            if (at == t->n) {
+                CHECK(rc == DRYDB_NOTFOUND);
+            } else {
+                CHECK(rc == DRYDB_OK && vl == t->rows[at].vl && (vl == 0 || memcmp(v, t->rows[at].v, vl) == 0));
+            }
+        }
+        /* a batch of table keys and random ones */
+        uint8_t keys[MAXB * MAXK];
+        size_t klens[MAXB], nb = 1 + rnd() % MAXB, off = 0;
+        size_t want[MAXB];
+        const uint8_t *bv[MAXB];
+        size_t bvl[MAXB];
+        uint8_t found[MAXB];
+        for (size_t j = 0; j < nb; j++) {
+            want[j] = t->n;
+            if (t->n && rnd() % 3) {
+                want[j] = rnd() % t->n;
+                memcpy(keys + off, t->rows[want[j]].k, t->rows[want[j]].kl);
+                klens[j] = t->rows[want[j]].kl;
+            } else {
+                klens[j] = make_key(t->kind, keys + off);
+                for (size_t i = 0; i < t->n; i++)
+                    if (cmp(t->rows[i].k, t->rows[i].kl, keys + off, klens[j]) == 0) want[j] = i;
+            }
+            off += klens[j];
+        }
+        int rc = drydb_get_many(tt, nb, keys, klens, bv, bvl, found);
+        if (t->kind == DRYDB_KEY_STRING && rc == DRYDB_BADKEY) continue; /* a random key was not UTF-8 */
+        OK(rc);
+        for (size_t j = 0; j < nb; j++) {
+            if (want[j] == t->n) {
+                CHECK(!found[j] && bv[j] == NULL && bvl[j] == 0);
+            } else {
+                const struct row *r = &t->rows[want[j]];
+                CHECK(found[j] && bvl[j] == r->vl && (r->vl == 0 || memcmp(bv[j], r->v, r->vl) == 0));
+            }
+        }
+    }
+}
+
+int main(void) {
+    struct table tabs[] = {
+        {"i64", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0},
+        {"u64", DRYDB_KEY_UINT64, DRYDB_COMPRESS_NONE, 0, 0},
+        {"bytes", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
+        {"str", DRYDB_KEY_STRING, DRYDB_COMPRESS_NONE, 0, 0},
+        {"zstd", DRYDB_KEY_INT64, DRYDB_COMPRESS_ZSTD, 0, 0},
+        {"empty", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
+    };
+    enum { NT = sizeof tabs / sizeof tabs[0] };
+    char *path = tu_path("fast.drydb");
+    for (int ps = 0; ps < 2; ps++) {
+        drydb_builder *b;
+        OK(drydb_builder_new(ps ? 4096 : 512, 0, &b));
+        for (int i = 0; i < NT; i++) build(b, &tabs[i]);
+        OK(drydb_builder_build_file(b, path));
+        OK(drydb_builder_free(b));
+        drydb_db *truth, *db;
+        OK(drydb_open(path, 0, 0, &truth));
+        OK(drydb_open(path, 0, 0, &db));
+        for (int i = 0; i < NT; i++) {
+            drydb_table *tt;
+            OK(drydb_table_open(truth, tabs[i].name, &tt));
+            check_against_cursor(tt, &tabs[i]);
+            OK(drydb_table_open(db, tabs[i].name, &tt));
+            questions(tt, &tabs[i]); /* cold: pages checked as they are reached */
+            questions(tt, &tabs[i]); /* warm */
+        }
+        /* arguments the fast path passes to Go for the error */
+        drydb_table *tt;
+        OK(drydb_table_open(db, "i64", &tt));
+        const uint8_t *k[4], *v[4];
+        size_t kl[4], vl[4], n;
+        CHECK_RC(drydb_range(tt, NULL, 0, 0, NULL, 0, 0, 2, 4, k, kl, v, vl, &n), DRYDB_INVALID);
+        CHECK_RC(drydb_range(tt, NULL, 0, 0, NULL, 0, 0, 0, 4, NULL, kl, v, vl, &n), DRYDB_INVALID);
+        CHECK_RC(drydb_range(tt, NULL, 0, 0, NULL, 0, 0, 0, 4, k, kl, v, NULL, &n), DRYDB_INVALID);
+        CHECK_RC(drydb_range(tt, NULL, 0, 7, NULL, 0, 0, 0, 4, k, kl, v, vl, &n), DRYDB_INVALID);
+        CHECK_RC(drydb_range(tt, NULL, 5, DRYDB_INCLUSIVE, NULL, 0, 0, 0, 4, k, kl, v, vl, &n), DRYDB_INVALID);
+        OK(drydb_range(tt, NULL, 0, 0, NULL, 0, 0, 0, 0, k, kl, v, vl, &n));
+        CHECK(n == 0);
+        uint8_t seven[7] = {0};
+        CHECK_RC(drydb_get(tt, seven, 7, &v[0], &vl[0]), DRYDB_BADKEY);
+        OK(drydb_close(db));
+        CHECK_RC(drydb_range(tt, NULL, 0, 0, NULL, 0, 0, 0, 4, k, kl, v, vl, &n), DRYDB_CLOSED);
+        CHECK_RC(drydb_get(tt, seven, 8, &v[0], &vl[0]), DRYDB_CLOSED);
+        OK(drydb_close(truth));
+        for (int i = 0; i < NT; i++) {
+            for (size_t j = 0; j < tabs[i].n; j++) free(tabs[i].rows[j].v);
+            free(tabs[i].rows);
+            tabs[i].rows = NULL;
+            tabs[i].n = 0;
+        }
+    }
+    free(path);
+    printf("test_fast: ok\n");
+    return 0;
+}
