@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"runtime"
 	"runtime/debug"
 	"sync"
 	"unsafe"
@@ -95,8 +96,20 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		if l.Key8 {
 			cl.key8 = 1
 		}
+		// The bitmap is Go memory that C keeps: pinned until the fast
+		// path is closed (the collector does not move objects, but the
+		// cgo rules want it said).
+		var pin runtime.Pinner
+		if l.Verified != nil {
+			pin.Pin(l.Verified)
+		}
 		if ft := C.drydb__fast_open(C.uint64_t(to.handle), &cl); ft != nil {
-			d.kids[to.handle] = func() { C.drydb__fast_close(ft) }
+			d.kids[to.handle] = func() {
+				C.drydb__fast_close(ft)
+				pin.Unpin()
+			}
+		} else {
+			pin.Unpin()
 		}
 	}
 	*out = C.uintptr_t(to.handle)

@@ -101,15 +101,11 @@ func openData(data []byte, opts *Options) (db *DB, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			if db != nil {
-				freeBitmap(db.verified)
-			}
 			db, err = nil, faultError(r)
 		}
 	}()
 	db = &DB{data: data, byName: map[string]*Table{}}
 	if err := db.readHeader(); err != nil {
-		freeBitmap(db.verified)
 		return nil, err
 	}
 	cacheBytes := o.CacheBytes
@@ -125,7 +121,6 @@ func openData(data []byte, opts *Options) (db *DB, err error) {
 	}
 	if need > 0 {
 		if db.cache, err = newCache(min(cacheBytes, need), db.ps); err != nil {
-			freeBitmap(db.verified)
 			return nil, err
 		}
 	}
@@ -190,9 +185,7 @@ func (db *DB) readHeader() error {
 	if err != nil {
 		return corruptAt(int64(catOff), "%v", err)
 	}
-	if db.verified, err = newBitmap((db.npages + 63) / 64); err != nil {
-		return err
-	}
+	db.verified = make([]atomic.Uint64, (db.npages+63)/64)
 	db.info = Info{FormatVersion: f.Version, PageSize: ps, FileSize: int64(size),
 		Created: time.Unix(0, cat.Created), BuildID: cat.BuildID, Metadata: map[string][]byte{}}
 	for _, kv := range cat.Meta {
@@ -303,7 +296,6 @@ func (db *DB) Close() error {
 	if db.cache != nil {
 		db.cache.free()
 	}
-	freeBitmap(db.verified)
 	if db.mapped {
 		return syscall.Munmap(db.data)
 	}

@@ -1,34 +1,10 @@
 package engine
 
 import (
-	"fmt"
-	"sync/atomic"
-	"syscall"
 	"unsafe"
 
 	"github.com/drydb/drydb/engine/keyenc"
 )
-
-// The verified-page bitmap lives outside the Go heap (an anonymous
-// mapping), so that a reader outside Go (the C library's lookup fast path,
-// see Layout) may test it: C must never hold pointers into Go memory.
-
-func newBitmap(words uint64) ([]atomic.Uint64, error) {
-	if words == 0 {
-		return nil, nil
-	}
-	m, err := syscall.Mmap(-1, 0, int(words*8), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
-	if err != nil {
-		return nil, fmt.Errorf("drydb: allocating the page bitmap (%d bytes): %w", words*8, err)
-	}
-	return unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(m))), words), nil
-}
-
-func freeBitmap(b []atomic.Uint64) {
-	if len(b) > 0 {
-		syscall.Munmap(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)*8))
-	}
-}
 
 // Layout describes where a plain table's B+tree lies in memory, for a
 // reader outside Go that searches it in place: the C library answers
@@ -49,7 +25,7 @@ type Layout struct {
 	FirstPage uint64 // the tree's pages are [FirstPage, LastPage)
 	LastPage  uint64
 	Key8      bool           // key-array pages (8-byte keys), else slotted pages
-	Verified  unsafe.Pointer // bitmap of checked pages: bit p%64 of uint64 word p/64 (outside the Go heap)
+	Verified  unsafe.Pointer // bitmap of checked pages: bit p%64 of uint64 word p/64 (Go memory: pin it, runtime.Pinner, before C keeps it)
 	Encoding  keyenc.Kind
 }
 

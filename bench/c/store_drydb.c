@@ -1,13 +1,14 @@
 /* drydb through its C ABI (include/drydb.h + libdrydb.so): table "bench"
  * with DRYDB_KEY_INT64 keys (same 8-byte encoding as bench.h), uncompressed;
  * gets are zero-copy, get_many is the batch call, scans use a bounded cursor
- * with drydb_cursor_next_batch (64 entries per call), count is drydb_count. */
+ * with drydb_range (128 rows per call, no cursor), count is drydb_count. */
 #include "store.h"
 #include <drydb.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#define SCAN_BATCH 64
+#define SCAN_BATCH 128
 #define MANY_MAX 1024
 
 struct h { drydb_db *db; drydb_table *t; size_t klens[MANY_MAX]; uint8_t found[MANY_MAX]; };
@@ -66,17 +67,23 @@ static long get_many(void *p, size_t n, const uint8_t *keys, size_t klen,
 
 static long scan(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen, uint64_t *sum) {
     struct h *h = p;
-    drydb_cursor *c;
     const uint8_t *ks[SCAN_BATCH], *vs[SCAN_BATCH];
     size_t kls[SCAN_BATCH], vls[SCAN_BATCH], got;
     long rows = 0;
-    if (drydb_cursor_open(h->t, lo, klen, DRYDB_INCLUSIVE, hi, klen, DRYDB_INCLUSIVE, &c)) return -1;
-    while (drydb_cursor_next_batch(c, 0, SCAN_BATCH, ks, kls, vs, vls, &got) == DRYDB_OK) {
+    int kind = DRYDB_INCLUSIVE;
+    uint8_t from[8];
+    memcpy(from, lo, 8);
+    /* one drydb_range call per SCAN_BATCH rows; a full batch continues
+     * after its last key */
+    for (;;) {
+        if (drydb_range(h->t, from, klen, kind, hi, klen, DRYDB_INCLUSIVE, 0, SCAN_BATCH, ks, kls, vs, vls, &got))
+            return -1;
         for (size_t i = 0; i < got; i++) *sum += vls[i] + vs[i][vls[i] - 1];
         rows += (long)got;
+        if (got < SCAN_BATCH) return rows;
+        memcpy(from, ks[got - 1], 8);
+        kind = DRYDB_EXCLUSIVE;
     }
-    drydb_cursor_close(c);
-    return rows;
 }
 
 static long count(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen) {
@@ -88,7 +95,7 @@ static long count(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen) {
 
 const struct bench_store bench_store_impl = {
     .name = "drydb",
-    .config = "KEY_INT64 table, uncompressed, 4 KiB pages; zero-copy get; get_many batch 256; cursor next_batch 64; drydb_count",
+    .config = "KEY_INT64 table, uncompressed, 4 KiB pages; zero-copy get; get_many batch 256; drydb_range 128 rows per call; drydb_count",
     .version = ver, .build = build, .open = open_, .close = close_, .get = get,
     .get_many = get_many, .scan = scan, .count = count,
 };
