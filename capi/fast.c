@@ -503,6 +503,12 @@ static inline int leaf_cmp(const struct drydb__ft *ft, const uint8_t *p, size_t 
  * le set): a binary search with byte compares (k8 trees too: 8-byte
  * big-endian keys compare as bytes as they compare as integers). */
 static size_t leaf_count(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen, int le) {
+    if (ft->key8 && klen == 8) {
+        uint64_t k = u64be(key);
+        size_t n = u16le(p + DRYDB__PG_N);
+        if (le) return upper8(p + DRYDB__PAGE_HDR, n, k);
+        return k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
+    }
     size_t lo = 0, hi = u16le(p + DRYDB__PG_N);
     while (lo < hi) {
         size_t m = (lo + hi) >> 1;
@@ -605,26 +611,34 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
             if (p == NULL) return end ? DRYDB_OK : FALLBACK;
             cnt = u16le(p + DRYDB__PG_N);
             i = back ? cnt : 0;
-            continue;
         }
-        size_t j = back ? i - 1 : i;
-        const uint8_t *k, *v;
-        size_t kl, vl;
-        if (entry(ft, p, cnt, j, &k, &kl, &v, &vl) != DRYDB_OK) return FALLBACK;
+        /* lim: where the range ends in this leaf (one search per leaf, not
+         * a compare per row); the rows are i..lim-1, or lim..i-1 back */
+        size_t lim = back ? 0 : cnt;
         if (ekind != DRYDB_UNBOUNDED) {
-            int c = keycmp(k, kl, ek, el);
+            int c = leaf_cmp(ft, p, back ? 0 : cnt - 1, ek, el);
             if (back ? (c < 0 || (c == 0 && ekind == DRYDB_EXCLUSIVE)) : (c > 0 || (c == 0 && ekind == DRYDB_EXCLUSIVE)))
-                return DRYDB_OK;
+                lim = leaf_count(ft, p, ek, el, back ? ekind == DRYDB_EXCLUSIVE : ekind == DRYDB_INCLUSIVE);
         }
-        keys[got] = k;
-        klens[got] = kl;
-        if (vals != NULL) {
-            vals[got] = v;
-            vlens[got] = vl;
+        int last = back ? lim > 0 : lim < cnt; /* the range ends in this leaf */
+        if (back ? i < lim : i > lim) return DRYDB_OK;
+        size_t take = back ? i - lim : lim - i;
+        if (take > max - got) take = max - got;
+        for (size_t t = 0; t < take; t++) {
+            size_t j = back ? i - 1 - t : i + t;
+            const uint8_t *k, *v;
+            size_t kl, vl;
+            if (entry(ft, p, cnt, j, &k, &kl, &v, &vl) != DRYDB_OK) return FALLBACK;
+            keys[got] = k;
+            klens[got] = kl;
+            if (vals != NULL) {
+                vals[got] = v;
+                vlens[got] = vl;
+            }
+            *n = ++got;
         }
-        *n = ++got;
-        if (got == max) return DRYDB_OK;
-        i = back ? i - 1 : i + 1;
+        if (got == max || last) return DRYDB_OK;
+        i = lim; /* the leaf is done: its end (or its start, back) */
     }
 }
 
