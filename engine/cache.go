@@ -49,10 +49,9 @@ type cache struct {
 const cacheShards = 32
 
 type cacheShard struct {
-	mu   sync.RWMutex
-	m    map[cacheKey]int32
-	hits atomic.Uint64
-	_    [40]byte // keep shards on separate cache lines
+	mu sync.RWMutex
+	m  map[cacheKey]int32
+	_  [32]byte // keep shards on separate cache lines
 }
 
 type cacheKey struct {
@@ -61,11 +60,15 @@ type cacheKey struct {
 }
 
 type slot struct {
-	pins   atomic.Int32
+	// pin packs two counters so that a hit costs one atomic add: the low
+	// 32 bits are the pin count (an int32, offset by evicting while the
+	// slot changes hands), the high 32 bits the pins taken since the slot
+	// was loaded, which are its hits (folded into oldHits before they wrap
+	// and when the slot is evicted).
+	pin    atomic.Uint64
 	ref    atomic.Uint32
 	tag    atomic.Uint64 // packed key for the lock-free hit path; 0 = none
 	loaded atomic.Bool   // decoded without error
-	hits   atomic.Uint64
 	key    cacheKey
 	used   bool
 	ready  chan struct{} // closed when loaded; nil once settled
@@ -111,26 +114,90 @@ func (c *cache) slotMem(i int32) []byte {
 // that pin it meanwhile see a negative count and back off.
 const evicting = -1 << 30
 
+// evictingWord is a pin word holding evicting, with no hits.
+var evictingWord = uint64(uint32(int32(evictingPins)))
+
+var evictingPins = evicting
+
+// hitPin, added to a slot's pin word, takes a pin and counts a hit.
+const hitPin = 1<<32 | 1
+
+func (s *slot) pins() int32 { return int32(uint32(s.pin.Load())) }
+
+// take pins the slot and counts a hit; false (and nothing taken) when the
+// slot is being evicted.
+func (c *cache) take(s *slot) bool {
+	v := s.pin.Add(hitPin)
+	if int32(uint32(v)) <= 0 {
+		s.pin.Add(-hitPin & (1<<64 - 1))
+		return false
+	}
+	if v >= 1<<63 { // the hit count reached 2^31: move it to oldHits
+		for v >= 1<<63 {
+			if s.pin.CompareAndSwap(v, v-1<<63) {
+				c.oldHits.Add(1 << 31)
+				break
+			}
+			v = s.pin.Load()
+		}
+	}
+	return true
+}
+
+// claim marks an unpinned slot as evicting (pins taken from then on back
+// off) and moves its hits to oldHits.
+func (c *cache) claim(s *slot) bool {
+	v := s.pin.Load()
+	if uint32(v) != 0 || !s.pin.CompareAndSwap(v, evictingWord) {
+		return false
+	}
+	c.oldHits.Add(v >> 32)
+	return true
+}
+
 func packTag(t *tree, off uint64) uint64 { return uint64(t.cacheID)<<48 | off }
 
-func (c *cache) hint(tag uint64) *atomic.Int32 {
-	return &c.hints[(tag*0x9E3779B97F4A7C15)>>c.hintShift]
+// hintAt returns the two hint buckets of a tag (neighbours, so one cache
+// line): a tag whose first bucket another page holds goes to the second, so
+// that colliding pages rarely fall back to the locked map.
+func (c *cache) hintAt(tag uint64) (*atomic.Int32, *atomic.Int32) {
+	b := (tag * 0x9E3779B97F4A7C15) >> c.hintShift
+	return &c.hints[b], &c.hints[b^1]
+}
+
+// setHint records slot i (just loaded with tag): in the first bucket,
+// unless a live slot of another page holds it.
+func (c *cache) setHint(tag uint64, i int32) {
+	h1, h2 := c.hintAt(tag)
+	if j := h1.Load(); j > 0 {
+		if other := c.slots[j-1].tag.Load(); other != 0 && other != tag {
+			h2.Store(i + 1)
+			return
+		}
+	}
+	h1.Store(i + 1)
 }
 
 // get returns the decoded leaf at block offset off of tree t, pinned.
 func (c *cache) get(t *tree, off uint64) (node, error) {
 	tag := packTag(t, off)
-	if j := c.hint(tag).Load(); j > 0 {
+	h1, h2 := c.hintAt(tag)
+	j := h1.Load()
+	if j <= 0 || c.slots[j-1].tag.Load() != tag {
+		j = h2.Load()
+	}
+	if j > 0 {
 		s := &c.slots[j-1]
 		if s.tag.Load() == tag {
-			if s.pins.Add(1) > 0 && s.tag.Load() == tag && s.loaded.Load() {
-				if s.ref.Load() == 0 {
-					s.ref.Store(1)
+			if c.take(s) {
+				if s.tag.Load() == tag && s.loaded.Load() {
+					if s.ref.Load() == 0 {
+						s.ref.Store(1)
+					}
+					return node{p: c.slotMem(j - 1), pin: j - 1}, nil
 				}
-				s.hits.Add(1)
-				return node{p: c.slotMem(j - 1), pin: j - 1}, nil
+				s.pin.Add(-hitPin & (1<<64 - 1)) // not this page after all: no hit
 			}
-			s.pins.Add(-1)
 		}
 	}
 	k := cacheKey{t, off}
@@ -139,12 +206,11 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 	i, ok := sh.m[k]
 	if ok {
 		s := &c.slots[i]
-		s.pins.Add(1)
+		s.pin.Add(hitPin) // mapped, so not being evicted (that takes sh.mu)
 		sh.mu.RUnlock()
 		if s.ref.Load() == 0 {
 			s.ref.Store(1)
 		}
-		sh.hits.Add(1)
 		if ch := s.ready; ch != nil {
 			<-ch
 		}
@@ -180,7 +246,10 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	s.ref.Store(1)
 	tag := packTag(t, k.off)
 	s.tag.Store(tag)
-	s.pins.Add(1 - evicting) // hand over: our pin, plus any readers backing off
+	// Hand over: our pin, plus any readers backing off. Adding 1-evicting to
+	// the low half carries one into the high half; the -1<<32 undoes it.
+	handOver := int64(1-evicting) - 1<<32
+	s.pin.Add(uint64(handOver))
 	sh.mu.Lock()
 	sh.m[k] = i
 	sh.mu.Unlock()
@@ -190,7 +259,7 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	s.err = err
 	if err == nil {
 		s.loaded.Store(true)
-		c.hint(tag).Store(i + 1)
+		c.setHint(tag, i)
 	}
 	close(s.ready)
 	if err != nil {
@@ -228,12 +297,12 @@ func (c *cache) victim() int32 {
 		c.hand = (c.hand + 1) % n
 		s := &c.slots[i]
 		if !s.used {
-			if s.pins.CompareAndSwap(0, evicting) {
+			if c.claim(s) {
 				return i
 			}
 			continue
 		}
-		if s.pins.Load() != 0 {
+		if s.pins() != 0 {
 			continue
 		}
 		if s.ref.Load() != 0 {
@@ -244,7 +313,7 @@ func (c *cache) victim() int32 {
 		sh.mu.Lock()
 		// A pin taken from here on (locked or lock-free) sees the evicting
 		// count and backs off; one taken before makes the swap fail.
-		if !s.pins.CompareAndSwap(0, evicting) {
+		if !c.claim(s) {
 			sh.mu.Unlock()
 			continue
 		}
@@ -252,7 +321,6 @@ func (c *cache) victim() int32 {
 		s.loaded.Store(false)
 		delete(sh.m, s.key)
 		sh.mu.Unlock()
-		c.oldHits.Add(s.hits.Swap(0))
 		c.evictions.Add(1)
 		s.used = false
 		return i
@@ -284,7 +352,7 @@ func (c *cache) loadTransient(t *tree, off uint64) (node, error) {
 
 func (c *cache) unpin(i int32) {
 	if i >= 0 {
-		c.slots[i].pins.Add(-1)
+		c.slots[i].pin.Add(1<<64 - 1) // one pin less
 		return
 	}
 	c.transMu.Lock()
@@ -298,12 +366,9 @@ func (c *cache) unpin(i int32) {
 
 func (c *cache) stats() CacheStats {
 	var st CacheStats
-	for i := range c.shards {
-		st.Hits += c.shards[i].hits.Load()
-	}
-	st.Hits += c.oldHits.Load()
+	st.Hits = c.oldHits.Load()
 	for i := range c.slots {
-		st.Hits += c.slots[i].hits.Load()
+		st.Hits += c.slots[i].pin.Load() >> 32
 	}
 	st.Misses = c.misses.Load()
 	st.Evictions = c.evictions.Load()

@@ -105,3 +105,34 @@ func TestCacheConcurrent(t *testing.T) {
 	}
 	t.Logf("cache: %+v", st)
 }
+
+// TestCacheStatsExact: every lookup of a compressed leaf is one hit or one
+// miss, through evictions too (one goroutine, so the count is exact).
+func TestCacheStatsExact(t *testing.T) {
+	b, _ := NewBuilder(&BuilderOptions{PageSize: 512})
+	tb, _ := b.Table("t", &TableOptions{Compression: Compression{Kind: CompressS2}})
+	for i := 0; i < 5000; i++ {
+		tb.Append(int64Key(int64(i)), int64Key(int64(i*3)))
+	}
+	data, _, _ := b.BuildToBytes()
+	for _, cacheBytes := range []int64{64 * 512, 1 << 20} {
+		db, err := OpenBytes(data, &Options{CacheBytes: cacheBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, _ := db.Table("t")
+		const gets = 30000
+		for i := 0; i < gets; i++ {
+			v, err := tbl.GetPinned(int64Key(int64(i * 7919 % 5000)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.Release()
+		}
+		st := db.CacheStats()
+		if st.Hits+st.Misses != gets || st.Misses == 0 || cacheBytes > 64*512 && st.Hits == 0 {
+			t.Fatalf("cache of %d bytes: %+v: hits + misses != %d gets", cacheBytes, st, gets)
+		}
+		db.Close()
+	}
+}

@@ -138,11 +138,32 @@ func (tr *tree) get(key []byte) (Value, error) {
 	if tr.desc.Depth == 0 {
 		return Value{pin: noPin}, ErrNotFound
 	}
-	n, _, err := tr.seekLeaf(key)
-	if err != nil {
-		return Value{pin: noPin}, err
+	var n node
+	var i int
+	var found bool
+	if tr.k8 && len(key) == 8 {
+		// getPlain's descent (seekLeaf's row counting is not needed here)
+		k := be.Uint64(key)
+		ref := tr.desc.Root
+		for lvl := int(tr.desc.Depth) - 1; lvl > 0; lvl-- {
+			p, err := tr.page(ref, lvl)
+			if err != nil {
+				return Value{pin: noPin}, err
+			}
+			ref = branchChild(p, branchSearch8(p, k))
+		}
+		var err error
+		if n, err = tr.child(ref, 0); err != nil {
+			return Value{pin: noPin}, err
+		}
+		i, found = leafSearch8(n.p, k)
+	} else {
+		var err error
+		if n, _, err = tr.seekLeaf(key); err != nil {
+			return Value{pin: noPin}, err
+		}
+		i, found = leafSearch(n.p, key)
 	}
-	i, found := tr.search(n.p, key)
 	if !found {
 		tr.release(n)
 		return Value{pin: noPin}, ErrNotFound
