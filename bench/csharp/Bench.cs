@@ -369,10 +369,10 @@ namespace DryDBBench
     // Adjust the calls here to the binding's final API; nothing else changes.
     public sealed unsafe class DrydbStore : Store
     {
-        const int ScanBatch = 64;
-        DryDB.Database db; DryDB.Table t; DryDB.Cursor cur;
+        const int ScanBatch = 256;
+        DryDB.Database db; DryDB.Table t;
         public override string Name { get { return "drydb"; } }
-        public override string Config { get { return "DryDB binding: table 'bench', long keys, uncompressed, 4 KiB pages; TryGet(long, out byte[]) copies; GetMany(long[], idx, byte[][], idx, n) copies into the caller's array (one crossing per 256 keys); scan: one reused whole-table cursor, Seek(lo) then NextBatch(64) zero-copy (pointer + length, last byte of each value read), stops at hi; Count(lo, hi)"; } }
+        public override string Config { get { return "DryDB binding: table 'bench', long keys, uncompressed, 4 KiB pages; TryGet(long, out byte[]) copies; GetMany(long[], idx, byte[][], idx, n) copies into the caller's array (one crossing per 256 keys); scan: Table.ReadRange(lo, hi, up to 256 rows per call) zero-copy (pointer + length, last byte of each value read), no cursor, continues after the last key while batches come back full; Count(lo, hi)"; } }
         public override bool HasGetMany { get { return true; } }
         public override void Build(string path, int n, Func<long, byte[]> value)
         {
@@ -383,8 +383,8 @@ namespace DryDBBench
                 b.Build(path);
             }
         }
-        public override void Open(string path) { db = DryDB.Database.Open(path); t = db.GetTable("bench"); cur = t.OpenCursor(); }
-        public override void Close() { cur.Dispose(); db.Dispose(); }
+        public override void Open(string path) { db = DryDB.Database.Open(path); t = db.GetTable("bench"); }
+        public override void Close() { db.Dispose(); }
         public override bool TryGet(long key, out byte[] value) { return t.TryGet(key, out value); }
         public override int GetMany(long[] keys, int off, int n, byte[][] vals) { return t.GetMany(keys, off, vals, 0, n); }
         public override long Scan(long lo, long hi)
@@ -392,17 +392,16 @@ namespace DryDBBench
             byte** ks = stackalloc byte*[ScanBatch]; byte** vs = stackalloc byte*[ScanBatch];
             UIntPtr* kls = stackalloc UIntPtr[ScanBatch]; UIntPtr* vls = stackalloc UIntPtr[ScanBatch];
             long n = 0, sum = 0;
-            if (!cur.Seek(lo) || cur.KeyInt64 > hi) return 0;
-            sum += cur.ValuePointer[cur.ValueLength - 1]; n++;
-            int m;
-            while ((m = cur.NextBatch(ScanBatch, ks, kls, vs, vls)) > 0)
+            for (;;)
             {
-                // keys are sorted: only a batch whose last key is past hi needs a cut
-                int end = m;
-                if (DryDB.Keys.ReadInt64(ks[m - 1]) > hi) { end = 0; while (end < m && DryDB.Keys.ReadInt64(ks[end]) <= hi) end++; }
-                for (int i = 0; i < end; i++) sum += vs[i][(long)(ulong)vls[i] - 1];
-                n += end;
-                if (end < m) break;
+                // one call per batch: the rows of [lo, hi], at most ScanBatch of them
+                int m = t.ReadRange(lo, hi, false, ScanBatch, ks, kls, vs, vls);
+                for (int i = 0; i < m; i++) sum += vs[i][(long)(ulong)vls[i] - 1];
+                n += m;
+                if (m < ScanBatch) break;
+                long last = DryDB.Keys.ReadInt64(ks[m - 1]);
+                if (last >= hi) break;
+                lo = last + 1;
             }
             return sum < 0 ? -1 : n;
         }

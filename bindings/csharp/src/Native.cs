@@ -70,6 +70,9 @@ namespace DryDB
 
         internal const int OK = 0, NOTFOUND = 1, INVALID = 2, CLOSED = 3, BADHANDLE = 4;
         internal const int UNBOUNDED = 0, INCLUSIVE = 1, EXCLUSIVE = 2;
+        internal const uint REVERSE = 1;
+        // drydb_get_many's n and drydb_range's max (DRYDB__MAX_BATCH)
+        internal const int MaxBatch = 1 << 24;
         internal const int MaxParts = 16;
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
@@ -114,6 +117,8 @@ namespace DryDB
         internal static extern int drydb_get_many(IntPtr tbl, UIntPtr n, byte* keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, byte* found);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_count(IntPtr tbl, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, ulong* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_range(IntPtr tbl, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, uint flags, UIntPtr max, byte** keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, UIntPtr* n);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_rank(IntPtr tbl, byte* key, UIntPtr klen, ulong* n);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

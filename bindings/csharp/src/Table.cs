@@ -533,13 +533,15 @@ namespace DryDB
         // ------------------------------------------------------------ ranges
 
         /// <summary>Rows with keys within the bounds, in key order (or reversed).
-        /// Reads in batches of 64 rows per crossing; each key and value is a copy.
-        /// Dispose the enumerator (foreach does) to free its cursor early.</summary>
+        /// Reads in batches (64 rows, then up to 256) with one drydb_range call each
+        /// and no cursor; each key and value is a copy. Rows are read as the
+        /// enumeration advances; a step after the database is disposed throws
+        /// ObjectDisposedException.</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> Range(Bound lo, Bound hi, bool reverse = false)
         {
             lo.Validate("lo"); hi.Validate("hi");
             db.ThrowIfDisposed();
-            return Iterate(lo, hi, null, reverse);
+            return Iterate(lo, hi, reverse);
         }
         /// <summary>lo &lt;= key &lt;= hi; null = unbounded.</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Incl(lo), Incl(hi), reverse); }
@@ -551,12 +553,15 @@ namespace DryDB
         /// <summary>Every row, in key order (or reversed).</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> All(bool reverse = false) { return Range(Bound.Unbounded, Bound.Unbounded, reverse); }
 
-        /// <summary>Rows whose keys start with <paramref name="prefix"/> (empty: all rows).</summary>
+        /// <summary>Rows whose keys start with <paramref name="prefix"/> (empty: all rows).
+        /// Read in batches like Range.</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(byte[] prefix, bool reverse = false)
         {
             CheckKey(prefix, "prefix");
             db.ThrowIfDisposed();
-            return Iterate(Bound.Unbounded, Bound.Unbounded, prefix, reverse);
+            Bound lo, hi;
+            PrefixBounds(prefix, out lo, out hi);
+            return Iterate(lo, hi, reverse);
         }
         public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(string prefix, bool reverse = false)
         {
@@ -564,21 +569,221 @@ namespace DryDB
             return Prefix(Keys.String(prefix), reverse);
         }
 
-        IEnumerable<KeyValuePair<byte[], byte[]>> Iterate(Bound lo, Bound hi, byte[] prefix, bool reverse)
+        /// <summary>The range of the keys that start with <paramref name="prefix"/>:
+        /// [prefix, the prefix with its last byte below 0xFF incremented and the rest
+        /// dropped), unbounded above when there is no such byte (the engine's
+        /// PrefixBounds).</summary>
+        internal static void PrefixBounds(byte[] prefix, out Bound lo, out Bound hi)
         {
-            IntPtr cur = OpenRaw(lo, hi, prefix);
-            try
+            lo = Bound.Inclusive((byte[])prefix.Clone());
+            hi = Bound.Unbounded;
+            for (int i = prefix.Length - 1; i >= 0; i--)
             {
-                var batch = new List<KeyValuePair<byte[], byte[]>>(BatchSize);
-                while (FillRange(cur, reverse, batch))
-                {
-                    for (int i = 0; i < batch.Count; i++) yield return batch[i];
-                }
+                if (prefix[i] == 0xFF) continue;
+                var up = new byte[i + 1];
+                Buffer.BlockCopy(prefix, 0, up, 0, i + 1);
+                up[i]++;
+                hi = Bound.Exclusive(up);
+                return;
             }
-            finally { CloseRaw(db, cur); }
         }
 
         internal const int BatchSize = 64;
+        const int MaxRangeBatch = 256;
+
+        IEnumerable<KeyValuePair<byte[], byte[]>> Iterate(Bound lo, Bound hi, bool reverse)
+        {
+            var batch = new List<KeyValuePair<byte[], byte[]>>(BatchSize);
+            int max = BatchSize;
+            for (;;)
+            {
+                // last: a copy of the batch's last key when the batch was full (the
+                // range may go on: the next batch starts after it), else null
+                byte[] last = FillRange(lo, hi, reverse, max, batch);
+                for (int i = 0; i < batch.Count; i++) yield return batch[i];
+                if (last == null) yield break;
+                if (reverse) hi = Bound.Exclusive(last); else lo = Bound.Exclusive(last);
+                if (max < MaxRangeBatch) max *= 2;
+            }
+        }
+
+        // One drydb_range call; keys and values copied before Leave (and, for
+        // compressed tables, before any other call on this thread reuses the
+        // thread buffer they live in).
+        byte[] FillRange(Bound lo, Bound hi, bool reverse, int max, List<KeyValuePair<byte[], byte[]>> batch)
+        {
+            batch.Clear();
+            // (stackalloc outside try: mcs emits invalid IL otherwise)
+            byte** ks = stackalloc byte*[max];
+            byte** vs = stackalloc byte*[max];
+            UIntPtr* kls = stackalloc UIntPtr[max];
+            UIntPtr* vls = stackalloc UIntPtr[max];
+            byte[] last = null;
+            int rc;
+            db.Enter();
+            try
+            {
+                UIntPtr n;
+                fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
+                    rc = Native.drydb_range(th, l, Len(lo.Key), (int)lo.Kind, h, Len(hi.Key), (int)hi.Kind,
+                                            reverse ? Native.REVERSE : 0u, (UIntPtr)max, ks, kls, vs, vls, &n);
+                if (rc == Native.OK)
+                {
+                    int c = (int)(ulong)n;
+                    for (int i = 0; i < c; i++)
+                        batch.Add(new KeyValuePair<byte[], byte[]>(Native.Copy(ks[i], kls[i]), Native.Copy(vs[i], vls[i])));
+                    if (c == max) last = Native.Copy(ks[c - 1], kls[c - 1]);
+                }
+            }
+            finally { db.Leave(); }
+            if (rc != Native.OK) throw Native.Error(rc);
+            return last;
+        }
+
+        // ------------------------------------------------------------ zero-copy range batches
+
+        /// <summary>Zero-copy range batch in one crossing, with no cursor to open or
+        /// close: writes up to <paramref name="max"/> rows of the range lo..hi, in key
+        /// order (descending with <paramref name="reverse"/>), as pointer + length into
+        /// the caller's arrays (each of at least max elements), and returns how many.
+        /// Fewer than max means the range has no more rows (0: none at all). To read
+        /// on after a full batch, call again with the last key read as an exclusive
+        /// bound (lo ascending, hi descending). <paramref name="values"/> and
+        /// <paramref name="valueLengths"/> may both be null to read keys only.
+        /// Bound kinds as in <see cref="Bound"/>; a bound's pointer and length are
+        /// ignored when its kind is Unbounded, and read only during the call.
+        /// Returned pointers: uncompressed tables, valid until the database is
+        /// disposed; compressed tables, they live in this thread's buffer, valid until
+        /// this thread's next TryGet, GetMany, TryGetAt, index get, ReadRange or
+        /// Range/Prefix step (so copy a key of a compressed table before passing it
+        /// back as a bound). Nothing keeps the database open while they are read: do
+        /// not dispose it meanwhile. Do not write through them.</summary>
+        /// <exception cref="ArgumentOutOfRangeException">max &lt; 0 or above 2^24, or a bad bound kind.</exception>
+        /// <exception cref="ArgumentException">a negative bound length, a null bound pointer with a
+        /// non-zero length, or only one of values/valueLengths given.</exception>
+        /// <exception cref="ArgumentNullException">keys or keyLengths null while max &gt; 0.</exception>
+        public int ReadRange(byte* lo, int loLength, BoundKind loKind, byte* hi, int hiLength, BoundKind hiKind,
+                             bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            CheckRawBound(lo, loLength, loKind, "lo");
+            CheckRawBound(hi, hiLength, hiKind, "hi");
+            CheckBatch(max, keys, keyLengths, values, valueLengths);
+            if (loKind == BoundKind.Unbounded) { lo = null; loLength = 0; }
+            if (hiKind == BoundKind.Unbounded) { hi = null; hiLength = 0; }
+            return RangeCore(lo, loLength, (int)loKind, hi, hiLength, (int)hiKind, reverse, max, keys, keyLengths, values, valueLengths);
+        }
+
+        /// <summary>Zero-copy range batch with <see cref="Bound"/> bounds; see
+        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
+        public int ReadRange(Bound lo, Bound hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            lo.Validate("lo"); hi.Validate("hi");
+            CheckBatch(max, keys, keyLengths, values, valueLengths);
+            fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
+                return RangeCore(l, lo.Key == null ? 0 : lo.Key.Length, (int)lo.Kind, h, hi.Key == null ? 0 : hi.Key.Length, (int)hi.Kind,
+                                 reverse, max, keys, keyLengths, values, valueLengths);
+        }
+
+        /// <summary>Zero-copy range batch of an int64 table, lo &lt;= key &lt;= hi,
+        /// without allocating; see
+        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.
+        /// To read on after a full ascending batch, call again with lo =
+        /// Keys.ReadInt64(keys[n - 1]) + 1 (descending: hi = that key - 1), unless the
+        /// key was the last one of the range.</summary>
+        public int ReadRange(long lo, long hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
+            CheckBatch(max, keys, keyLengths, values, valueLengths);
+            ulong l = Keys.Int64BE(lo), h = Keys.Int64BE(hi);
+            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.INCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
+        }
+
+        /// <summary>Zero-copy range batch of a uint64 table, lo &lt;= key &lt;= hi,
+        /// without allocating; see <see cref="ReadRange(long, long, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
+        public int ReadRange(ulong lo, ulong hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
+            CheckBatch(max, keys, keyLengths, values, valueLengths);
+            ulong l = Keys.UInt64BE(lo), h = Keys.UInt64BE(hi);
+            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.INCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
+        }
+
+        /// <summary>Zero-copy range batch into managed arrays (no unsafe code needed
+        /// to call it): up to keys.Length rows; keys[i] (an address, read with
+        /// Marshal.Copy or, on .NET, <c>new ReadOnlySpan&lt;byte&gt;((void*)keys[i], (int)keyLengths[i])</c>)
+        /// and keyLengths[i], and values[i], valueLengths[i] unless both are null.
+        /// Every array given holds at least keys.Length elements. Pointer lifetimes as in
+        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
+        public int ReadRange(Bound lo, Bound hi, bool reverse, IntPtr[] keys, UIntPtr[] keyLengths, IntPtr[] values, UIntPtr[] valueLengths)
+        {
+            if (keys == null) throw new ArgumentNullException("keys");
+            if (keyLengths == null) throw new ArgumentNullException("keyLengths");
+            int max = keys.Length;
+            if (keyLengths.Length < max) throw new ArgumentException("keyLengths is shorter than keys", "keyLengths");
+            if ((values == null) != (valueLengths == null)) throw new ArgumentException("values and valueLengths must both be given or both be null", "values");
+            if (values != null && (values.Length < max || valueLengths.Length < max)) throw new ArgumentException("values or valueLengths is shorter than keys", "values");
+            if (max == 0) { lo.Validate("lo"); hi.Validate("hi"); db.ThrowIfDisposed(); return 0; }
+            fixed (IntPtr* k = keys) fixed (UIntPtr* kl = keyLengths) fixed (IntPtr* v = values) fixed (UIntPtr* vl = valueLengths)
+                return ReadRange(lo, hi, reverse, max, (byte**)k, kl, (byte**)v, vl);
+        }
+
+#if NETCOREAPP || NETSTANDARD2_1
+        /// <summary>Zero-copy range batch with span bounds and span outputs: up to
+        /// keys.Length rows; read row i as <c>new ReadOnlySpan&lt;byte&gt;((void*)keys[i], (int)keyLengths[i])</c>.
+        /// values and valueLengths both empty: keys only; otherwise each holds at
+        /// least keys.Length elements. A bound span is ignored when its kind is
+        /// Unbounded (an empty span with another kind is the empty key). Pointer
+        /// lifetimes as in
+        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
+        public int ReadRange(ReadOnlySpan<byte> lo, BoundKind loKind, ReadOnlySpan<byte> hi, BoundKind hiKind, bool reverse,
+                             Span<IntPtr> keys, Span<UIntPtr> keyLengths, Span<IntPtr> values, Span<UIntPtr> valueLengths)
+        {
+            int max = keys.Length;
+            if (keyLengths.Length < max) throw new ArgumentException("keyLengths is shorter than keys", "keyLengths");
+            bool withValues = values.Length != 0 || valueLengths.Length != 0;
+            if (withValues && (values.Length < max || valueLengths.Length < max)) throw new ArgumentException("values or valueLengths is shorter than keys", "values");
+            CheckRawBound(null, 0, loKind, "lo"); CheckRawBound(null, 0, hiKind, "hi");
+            if (max == 0) { db.ThrowIfDisposed(); return 0; }
+            fixed (byte* l = lo) fixed (byte* h = hi)
+            fixed (IntPtr* k = keys) fixed (UIntPtr* kl = keyLengths) fixed (IntPtr* v = values) fixed (UIntPtr* vl = valueLengths)
+                return RangeCore(loKind == BoundKind.Unbounded ? null : l, loKind == BoundKind.Unbounded ? 0 : lo.Length, (int)loKind,
+                                 hiKind == BoundKind.Unbounded ? null : h, hiKind == BoundKind.Unbounded ? 0 : hi.Length, (int)hiKind,
+                                 reverse, max, (byte**)k, kl, withValues ? (byte**)v : null, withValues ? vl : null);
+        }
+#endif
+
+        static void CheckRawBound(byte* key, int length, BoundKind kind, string name)
+        {
+            if (kind == BoundKind.Unbounded) return;
+            if (kind != BoundKind.Inclusive && kind != BoundKind.Exclusive) throw new ArgumentOutOfRangeException(name + "Kind", "bad bound kind " + (int)kind);
+            if (length < 0 || (key == null && length != 0)) throw new ArgumentException("bad " + name + " pointer/length", name + "Length");
+        }
+
+        static void CheckBatch(int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            if (max < 0 || max > Native.MaxBatch) throw new ArgumentOutOfRangeException("max", "max must be within [0, 2^24]");
+            if (max > 0 && (keys == null || keyLengths == null)) throw new ArgumentNullException("keys");
+            if ((values == null) != (valueLengths == null)) throw new ArgumentException("values and valueLengths must both be given or both be null", "values");
+        }
+
+        // One drydb_range crossing; arguments already checked.
+        int RangeCore(byte* lo, int loLength, int loKind, byte* hi, int hiLength, int hiKind, bool reverse, int max,
+                      byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
+        {
+            if (max == 0) { db.ThrowIfDisposed(); return 0; }
+            UIntPtr n; int rc;
+            db.Enter();
+            try
+            {
+                rc = Native.drydb_range(th, lo, (UIntPtr)loLength, loKind, hi, (UIntPtr)hiLength, hiKind,
+                                        reverse ? Native.REVERSE : 0u, (UIntPtr)max, keys, keyLengths, values, valueLengths, &n);
+            }
+            finally { db.Leave(); }
+            if (rc != Native.OK) throw Native.Error(rc);
+            return (int)(ulong)n;
+        }
+
+        // ------------------------------------------------------------ cursors
 
         IntPtr OpenRaw(Bound lo, Bound hi, byte[] prefix)
         {
@@ -610,31 +815,6 @@ namespace DryDB
             }
             finally { if (added) db.Release(); }
         }
-
-        bool FillRange(IntPtr cur, bool reverse, List<KeyValuePair<byte[], byte[]>> batch)
-        {
-            batch.Clear();
-            byte** ks = stackalloc byte*[BatchSize];
-            byte** vs = stackalloc byte*[BatchSize];
-            UIntPtr* kls = stackalloc UIntPtr[BatchSize];
-            UIntPtr* vls = stackalloc UIntPtr[BatchSize];
-            bool added = false;
-            try
-            {
-                db.AddRef(ref added);
-                UIntPtr n;
-                int rc = Native.drydb_cursor_next_batch(cur, reverse ? 1 : 0, (UIntPtr)BatchSize, ks, kls, vs, vls, &n);
-                if (rc == Native.NOTFOUND) return false;
-                Native.Check(rc);
-                int c = (int)(ulong)n;
-                for (int i = 0; i < c; i++)
-                    batch.Add(new KeyValuePair<byte[], byte[]>(Native.Copy(ks[i], kls[i]), Native.Copy(vs[i], vls[i])));
-                return c > 0;
-            }
-            finally { if (added) db.Release(); }
-        }
-
-        // ------------------------------------------------------------ cursors
 
         /// <summary>A cursor over the whole table (zero-copy access to the current row).</summary>
         public Cursor OpenCursor() { return OpenCursor(Bound.Unbounded, Bound.Unbounded); }
