@@ -273,8 +273,22 @@ namespace DryDB
                 if (rc == Native.OK)
                     for (int i = 0; i < c; i++)
                     {
-                        if (fnd[i] != 0) { values[at + i] = Native.Copy(vals[i], vlens[i]); found++; }
-                        else values[at + i] = null;
+                        if (fnd[i] == 0) { values[at + i] = null; continue; }
+                        // the copy written out here: Mono 6.8 inlines none of
+                        // Native.Copy's calls, which cost more than the copy
+                        ulong n = (ulong)vlens[i];
+                        if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
+                        var r = new byte[(int)n];
+                        if (n - 8 <= 8)
+                            fixed (byte* d = &r[0])
+                            {
+                                byte* v = vals[i];
+                                *(ulong*)d = *(ulong*)v;
+                                *(ulong*)(d + n - 8) = *(ulong*)(v + n - 8);
+                            }
+                        else if (n != 0) fixed (byte* d = &r[0]) Native.CopyBytes(vals[i], d, (int)n);
+                        values[at + i] = r;
+                        found++;
                     }
             }
             finally { db.Leave(); }
@@ -348,23 +362,49 @@ namespace DryDB
             return ManyFixed(null, keys, keyIndex, values, valueIndex, count);
         }
 
+        // Per-thread scratch of ManyFixed: keys, key lengths (all 8, set once),
+        // value pointers, value lengths (ManyChunk words each), found flags. A
+        // managed array (freed with its thread), pinned per call: cheaper than
+        // stackalloc, which zeroes ~8 KiB per call.
+        [ThreadStatic] static ulong[] manyScratch;
+
+        static ulong[] ManyScratch()
+        {
+            var s = manyScratch;
+            if (s != null) return s;
+            s = new ulong[4 * ManyChunk + ManyChunk / 8];
+            for (int i = 0; i < ManyChunk; i++) s[ManyChunk + i] = 8;
+            return manyScratch = s;
+        }
+
         int ManyFixed(long[] keys, ulong[] ukeys, int keyIndex, byte[][] values, int valueIndex, int count)
         {
             if (count == 0) return 0;
-            int chunk = Math.Min(ManyChunk, count), found = 0;
-            ulong* kb = stackalloc ulong[chunk];
-            UIntPtr* kl = stackalloc UIntPtr[chunk];
-            byte** vals = stackalloc byte*[chunk];
-            UIntPtr* vlens = stackalloc UIntPtr[chunk];
-            byte* fnd = stackalloc byte[chunk];
-            for (int i = 0; i < chunk; i++) kl[i] = (UIntPtr)8;
-            for (int done = 0; done < count;)
+            int found = 0;
+            fixed (ulong* scratch = ManyScratch())
             {
-                int c = Math.Min(ManyChunk, count - done);
-                if (keys != null) for (int i = 0; i < c; i++) kb[i] = Keys.Int64BE(keys[keyIndex + done + i]);
-                else for (int i = 0; i < c; i++) kb[i] = Keys.UInt64BE(ukeys[keyIndex + done + i]);
-                found += ManyChunkCopy(c, (byte*)kb, kl, vals, vlens, fnd, values, valueIndex + done);
-                done += c;
+                ulong* kb = scratch;
+                UIntPtr* kl = (UIntPtr*)(scratch + ManyChunk);
+                byte** vals = (byte**)(scratch + 2 * ManyChunk);
+                UIntPtr* vlens = (UIntPtr*)(scratch + 3 * ManyChunk);
+                byte* fnd = (byte*)(scratch + 4 * ManyChunk);
+                for (int done = 0; done < count;)
+                {
+                    int c = Math.Min(ManyChunk, count - done);
+                    // Keys.UInt64BE written out: too large for Mono's inliner
+                    if (BitConverter.IsLittleEndian)
+                        for (int i = 0, j = keyIndex + done; i < c; i++, j++)
+                        {
+                            ulong v = keys != null ? (ulong)keys[j] ^ 0x8000000000000000UL : ukeys[j];
+                            v = ((v & 0x00FF00FF00FF00FFUL) << 8) | ((v >> 8) & 0x00FF00FF00FF00FFUL);
+                            v = ((v & 0x0000FFFF0000FFFFUL) << 16) | ((v >> 16) & 0x0000FFFF0000FFFFUL);
+                            kb[i] = (v << 32) | (v >> 32);
+                        }
+                    else if (keys != null) for (int i = 0; i < c; i++) kb[i] = Keys.Int64BE(keys[keyIndex + done + i]);
+                    else for (int i = 0; i < c; i++) kb[i] = Keys.UInt64BE(ukeys[keyIndex + done + i]);
+                    found += ManyChunkCopy(c, (byte*)kb, kl, vals, vlens, fnd, values, valueIndex + done);
+                    done += c;
+                }
             }
             return found;
         }
