@@ -23,7 +23,12 @@ import (
 type sorter struct {
 	tempDir string
 	budget  *budget
-	arena   []byte
+	// The arena is a list of fixed-size chunks rather than one growing
+	// slice, so that adding never copies what is already there (on large
+	// sorted builds that copying was a fifth of the time). A record never
+	// straddles two chunks; rec.off addresses chunk off>>chunkShift.
+	chunks  [][]byte
+	used    int // bytes of the arena in use, tails of full chunks included
 	recs    []rec
 	sorted  bool // every record so far arrived in order
 	last    []byte
@@ -42,6 +47,11 @@ type rec struct {
 
 const refFlag = 1 << 31
 
+const (
+	chunkShift = 20 // 1 MiB chunks: a record (key + inline value) always fits
+	chunkSize  = 1 << chunkShift
+)
+
 // budget is shared by every sorter of one Builder.
 type budget struct {
 	limit int64
@@ -57,33 +67,52 @@ func keyPrefix(k []byte) uint64 {
 }
 
 func (s *sorter) add(key, val []byte, isRef bool) error {
-	if len(s.arena)+len(key)+len(val) > 1<<32-1 || (s.budget.used > s.budget.limit && len(s.recs) > 0) {
+	n := len(key) + len(val)
+	if s.used+n+chunkSize > 1<<32-1 || (s.budget.used > s.budget.limit && len(s.recs) > 0) {
 		if err := s.spill(); err != nil {
 			return err
 		}
 	}
+	if n > chunkSize {
+		return fmt.Errorf("%w: record of %d bytes", ErrTooLarge, n)
+	}
 	if s.sorted && s.total > 0 && bytes.Compare(key, s.last) <= 0 {
 		s.sorted = false
 	}
-	off := len(s.arena)
-	s.arena = append(s.arena, key...)
-	s.arena = append(s.arena, val...)
-	s.last = s.arena[off : off+len(key)]
+	c := s.used >> chunkShift
+	if s.used&(chunkSize-1)+n > chunkSize { // the record starts a new chunk
+		c++
+		s.budget.used += int64(chunkSize - s.used&(chunkSize-1))
+		s.used = c << chunkShift
+	}
+	if c == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]byte, chunkSize))
+	}
+	off := s.used
+	o := off & (chunkSize - 1)
+	ch := s.chunks[c]
+	copy(ch[o:], key)
+	copy(ch[o+len(key):], val)
+	s.used += n
+	s.last = ch[o : o+len(key) : o+len(key)]
 	vl := uint32(len(val))
 	if isRef {
 		vl |= refFlag
 	}
 	s.recs = append(s.recs, rec{prefix: keyPrefix(key), off: uint32(off), klen: uint32(len(key)), vlen: vl})
-	n := int64(len(key) + len(val) + 24)
-	s.budget.used += n
+	s.budget.used += int64(n + 24)
 	s.total++
 	return nil
 }
 
-func (s *sorter) key(r *rec) []byte { return s.arena[r.off : r.off+r.klen] }
+func (s *sorter) key(r *rec) []byte {
+	o := r.off & (chunkSize - 1)
+	return s.chunks[r.off>>chunkShift][o : o+r.klen]
+}
+
 func (s *sorter) val(r *rec) []byte {
-	o := r.off + r.klen
-	return s.arena[o : o+r.vlen&^refFlag]
+	o := r.off&(chunkSize-1) + r.klen
+	return s.chunks[r.off>>chunkShift][o : o+r.vlen&^refFlag]
 }
 
 func (s *sorter) cmp(a, b rec) int {
@@ -131,8 +160,8 @@ func (s *sorter) spill() error {
 		return fmt.Errorf("drydb: writing sort run: %w", err)
 	}
 	s.runs = append(s.runs, f)
-	s.budget.used -= int64(len(s.arena) + 24*len(s.recs))
-	s.arena = s.arena[:0]
+	s.budget.used -= int64(s.used + 24*len(s.recs))
+	s.used = 0 // the chunks are reused
 	s.recs = s.recs[:0]
 	s.last = nil
 	return nil
@@ -176,8 +205,8 @@ func (s *sorter) close() {
 		f.Close()
 	}
 	s.runs = nil
-	s.budget.used -= int64(len(s.arena) + 24*len(s.recs))
-	s.arena, s.recs = nil, nil
+	s.budget.used -= int64(s.used + 24*len(s.recs))
+	s.chunks, s.recs, s.used = nil, nil, 0
 }
 
 type memIter struct {
