@@ -27,13 +27,13 @@ type sorter struct {
 	// slice, so that adding never copies what is already there (on large
 	// sorted builds that copying was a fifth of the time). A record never
 	// straddles two chunks; rec.off addresses chunk off>>chunkShift.
-	chunks  [][]byte
-	used    int // bytes of the arena in use, tails of full chunks included
-	recs    []rec
-	sorted  bool // every record so far arrived in order
-	last    []byte
-	runs    []*os.File
-	total   uint64
+	chunks [][]byte
+	used   int // bytes of the arena in use, tails of full chunks included
+	recs   []rec
+	sorted bool // every record so far arrived in order
+	last   []byte
+	runs   []*os.File
+	total  uint64
 }
 
 // rec points into the arena. prefix holds the first 8 key bytes big-endian so
