@@ -85,11 +85,22 @@ func (s *sorter) add(key, val []byte, isRef bool) error {
 		s.budget.used += int64(chunkSize - s.used&(chunkSize-1))
 		s.used = c << chunkShift
 	}
-	if c == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]byte, chunkSize))
-	}
 	off := s.used
 	o := off & (chunkSize - 1)
+	if c == len(s.chunks) {
+		// The first chunk starts small and grows (a builder may hold many
+		// small tables); later ones are allocated whole.
+		size := chunkSize
+		if c == 0 {
+			size = 0
+		}
+		s.chunks = append(s.chunks, make([]byte, size))
+	}
+	if len(s.chunks[c]) < o+n {
+		grown := make([]byte, min(chunkSize, max(2*len(s.chunks[c]), o+n, 4096)))
+		copy(grown, s.chunks[c][:o])
+		s.chunks[c] = grown
+	}
 	ch := s.chunks[c]
 	copy(ch[o:], key)
 	copy(ch[o+len(key):], val)
