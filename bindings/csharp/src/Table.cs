@@ -115,7 +115,18 @@ namespace DryDB
             try
             {
                 rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
-                if (rc == Native.OK) { value = Native.Copy(v, vl); return true; }
+                if (rc == Native.OK)
+                {
+                    // Native.Copy written out (Mono 6.8 would not inline it)
+                    ulong n = (ulong)vl;
+                    if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
+                    var r = new byte[(int)n];
+                    if (n - 8 <= 8)
+                        fixed (byte* d = &r[0]) { *(ulong*)d = *(ulong*)v; *(ulong*)(d + n - 8) = *(ulong*)(v + n - 8); }
+                    else if (n != 0) fixed (byte* d = &r[0]) Native.CopyBytes(v, d, (int)n);
+                    value = r;
+                    return true;
+                }
             }
             finally { db.Leave(); }
             value = null;
