@@ -186,6 +186,27 @@ namespace DryDB.Tests
                     }
                 })));
             }
+            IntPtr traw = GetRaw(t);
+            byte* hi0 = stackalloc byte[8]; Keys.PutInt64(2099, hi0);
+            byte* hi = hi0;
+            Report("raw drydb_range [2000, 2099], 100 rows in one call (the floor)", Median(() => Ns(10000, () =>
+            {
+                UIntPtr got;
+                for (int r = 0; r < 10000; r++)
+                    sink += Native.drydb_range(traw, lo, (UIntPtr)8, Native.INCLUSIVE, hi, (UIntPtr)8, Native.INCLUSIVE, 0, (UIntPtr)128, ks, kls, vs, vls, &got);
+            })));
+            Report("Table.ReadRange(2000L, 2099L, max 128) zero-copy, last byte of each value read, per 100 rows", Median(() => Ns(10000, () =>
+            {
+                for (int r = 0; r < 10000; r++)
+                {
+                    int m = t.ReadRange(2000L, 2099L, false, 128, ks, kls, vs, vls);
+                    for (int i = 0; i < m; i++) sink += vs[i][(long)(ulong)vls[i] - 1];
+                }
+            })));
+            Report("Table.ReadRange(2000L, 2099L, max 128) reverse, per 100 rows", Median(() => Ns(10000, () =>
+            {
+                for (int r = 0; r < 10000; r++) sink += t.ReadRange(2000L, 2099L, true, 128, ks, kls, vs, vls);
+            })));
         }
 
         static IntPtr GetRawCursor(Cursor c)
