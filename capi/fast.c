@@ -195,6 +195,28 @@ static inline int stripe(void) {
     return c < 0 ? 0 : c & (STRIPES - 1);
 }
 
+/* GUARDED runs `call` (an expression that sets rc) as a fast-path reader
+ * of ft: it announces the reader, checks that the table is still open under
+ * handle h, and arms the fault guard. rc is FALLBACK when the table closed
+ * or a fault jumped back (whatever the call had set: the Go path answers
+ * again from scratch). */
+#define GUARDED(ft, h, rc, call)                                              \
+    do {                                                                      \
+        int s_ = stripe();                                                    \
+        atomic_fetch_add(&(ft)->active[s_].n, 1);                             \
+        if (atomic_load(&(ft)->handle) == (h)) {                              \
+            sigjmp_buf jb_;                                                   \
+            if (sigsetjmp(jb_, 0) == 0) {                                     \
+                fault_jmp = &jb_;                                             \
+                call;                                                         \
+            } else {                                                          \
+                rc = FALLBACK;                                                \
+            }                                                                 \
+            fault_jmp = NULL;                                                 \
+        }                                                                     \
+        atomic_fetch_sub_explicit(&(ft)->active[s_].n, 1, memory_order_release); \
+    } while (0)
+
 /* ---- reading pages (the layout is docs/FORMAT.md's) ---- */
 
 static inline uint16_t u16le(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -320,59 +342,45 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && val != NULL && vlen != NULL) {
-        int s = stripe();
-        atomic_fetch_add(&ft->active[s].n, 1);
+    if (ft != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && val != NULL && vlen != NULL &&
+        key_ok(ft, key, klen)) {
         int rc = FALLBACK;
-        if (atomic_load(&ft->handle) == h && key_ok(ft, key, klen)) {
-            sigjmp_buf jb;
-            if (sigsetjmp(jb, 0) == 0) {
-                fault_jmp = &jb;
-                rc = lookup(ft, key ? key : drydb__empty, klen, val, vlen);
-            }
-            fault_jmp = NULL;
-        }
-        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        GUARDED(ft, h, rc, rc = lookup(ft, key ? key : drydb__empty, klen, val, vlen));
         if (rc != FALLBACK) return rc;
     }
     return drydb__get_go(h, key, klen, val, vlen);
 }
 
+/* many answers a whole batch, or FALLBACK as soon as one key needs Go. */
+static int many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const size_t *klens,
+                const uint8_t **vals, size_t *vlens, uint8_t *found) {
+    const uint8_t *k = keys;
+    for (size_t i = 0; i < n; i++) {
+        size_t kl = klens[i];
+        if (kl > DRYDB_MAX_LEN || !key_ok(ft, k, kl)) return FALLBACK;
+        int r = lookup(ft, k, kl, &vals[i], &vlens[i]);
+        if (r == FALLBACK) return FALLBACK;
+        if (r == DRYDB_NOTFOUND) {
+            vals[i] = NULL;
+            vlens[i] = 0;
+        }
+        found[i] = r == DRYDB_OK;
+        k += kl;
+    }
+    return DRYDB_OK;
+}
+
 EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
-                   const uint8_t **vals, size_t *vlens, uint8_t *found) {
+                          const uint8_t **vals, size_t *vlens, uint8_t *found) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft == NULL || n == 0 || n > DRYDB__MAX_BATCH || keys == NULL || klens == NULL || vals == NULL ||
-        vlens == NULL || found == NULL)
-        return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
-    int s = stripe();
-    atomic_fetch_add(&ft->active[s].n, 1);
-    int rc = FALLBACK;
-    if (atomic_load(&ft->handle) == h) {
-        sigjmp_buf jb;
-        if (sigsetjmp(jb, 0) == 0) {
-            fault_jmp = &jb;
-            const uint8_t *k = keys;
-            size_t i = 0;
-            for (; i < n; i++) {
-                size_t kl = klens[i];
-                if (kl > DRYDB_MAX_LEN || !key_ok(ft, k, kl)) break;
-                int r = lookup(ft, k, kl, &vals[i], &vlens[i]);
-                if (r == FALLBACK) break;
-                if (r == DRYDB_NOTFOUND) {
-                    vals[i] = NULL;
-                    vlens[i] = 0;
-                }
-                found[i] = r == DRYDB_OK;
-                k += kl;
-            }
-            rc = i == n ? DRYDB_OK : FALLBACK;
-        }
-        fault_jmp = NULL;
+    if (ft != NULL && n > 0 && n <= DRYDB__MAX_BATCH && keys != NULL && klens != NULL && vals != NULL &&
+        vlens != NULL && found != NULL) {
+        int rc = FALLBACK;
+        GUARDED(ft, h, rc, rc = many(ft, n, keys, klens, vals, vlens, found));
+        if (rc != FALLBACK) return rc;
     }
-    atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
-    if (rc != FALLBACK) return rc;
-    /* Go answers the whole batch again, with every check and message. */
+    /* Go answers the whole batch (again), with every check and message. */
     return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
 }
 
@@ -420,26 +428,23 @@ static inline int bound_ok(const uint8_t *k, size_t n, int kind) {
                                        (k != NULL || n == 0) && n <= DRYDB_MAX_LEN);
 }
 
+/* count_rows: drydb_count's answer; *out is written only on success. */
+static int count_rows(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
+                      const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
+    uint64_t a, b;
+    int rc = bound_row(ft, lo, lolen, lokind, 0, &a);
+    if (rc == DRYDB_OK) rc = bound_row(ft, hi, hilen, hikind, 1, &b);
+    if (rc == DRYDB_OK) *out = b > a ? b - a : 0;
+    return rc;
+}
+
 EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind,
                        const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
     if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
-        int s = stripe();
-        atomic_fetch_add(&ft->active[s].n, 1);
         int rc = FALLBACK;
-        if (atomic_load(&ft->handle) == h) {
-            sigjmp_buf jb;
-            if (sigsetjmp(jb, 0) == 0) {
-                fault_jmp = &jb;
-                uint64_t a, b;
-                rc = bound_row(ft, lo, lolen, lokind, 0, &a);
-                if (rc == DRYDB_OK) rc = bound_row(ft, hi, hilen, hikind, 1, &b);
-                if (rc == DRYDB_OK) *out = b > a ? b - a : 0;
-            }
-            fault_jmp = NULL;
-        }
-        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        GUARDED(ft, h, rc, rc = count_rows(ft, lo, lolen, lokind, hi, hilen, hikind, out));
         if (rc != FALLBACK) return rc;
     }
     return drydb__count_go(h, lo, lolen, lokind, hi, hilen, hikind, out);
@@ -449,19 +454,8 @@ EXPORT int drydb_rank(drydb_table *t, const uint8_t *key, size_t klen, uint64_t 
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
     if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN) {
-        int s = stripe();
-        atomic_fetch_add(&ft->active[s].n, 1);
-        int rc = FALLBACK;
-        if (atomic_load(&ft->handle) == h) {
-            sigjmp_buf jb;
-            if (sigsetjmp(jb, 0) == 0) {
-                fault_jmp = &jb;
-                int found;
-                rc = rank(ft, key, klen, out, &found);
-            }
-            fault_jmp = NULL;
-        }
-        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        int rc = FALLBACK, found;
+        GUARDED(ft, h, rc, rc = rank(ft, key, klen, out, &found));
         if (rc != FALLBACK) return rc;
     }
     return drydb__rank_go(h, key, klen, out);
@@ -650,19 +644,10 @@ EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
     if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
         (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
         bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
-        int s = stripe();
-        atomic_fetch_add(&ft->active[s].n, 1);
         int rc = FALLBACK;
-        if (atomic_load(&ft->handle) == h) {
-            sigjmp_buf jb;
-            if (sigsetjmp(jb, 0) == 0) {
-                fault_jmp = &jb;
-                rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max,
-                           keys, klens, vals, vlens, n);
-            }
-            fault_jmp = NULL;
-        }
-        atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+        GUARDED(ft, h, rc,
+                rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys,
+                           klens, vals, vlens, n));
         if (rc != FALLBACK) return rc;
     }
     return drydb__range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n);
