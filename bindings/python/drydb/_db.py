@@ -22,6 +22,7 @@ _SIGN = 1 << 63
 _UNBOUNDED, _INCLUSIVE, _EXCLUSIVE = 0, 1, 2
 _BATCH = 256
 _AUTO: Any = object()
+_DEFAULT_INCL = (True, False)
 _ViewWindow = c_ubyte * (1 << 62)
 _COMPRESSION_NAMES = {0: None, 1: "zstd", 2: "s2"}
 
@@ -390,7 +391,9 @@ class Table(_Keyed):
 
     ``get``, ``get_many`` and ``count`` of an instance are closures specialised
     for the table's key kind and codec (``drydb._fast``), installed as instance
-    attributes; they behave exactly as the methods documented here.
+    attributes; they behave as the methods documented here, except that they
+    also take ``view`` and ``inclusive`` positionally (keyword-only parameters
+    would put every call on CPython's slower generic call path).
     """
 
     def __init__(self, db: Database, name: str, h: c_void_p, codec: Optional[Codec],
@@ -533,16 +536,6 @@ class Table(_Keyed):
         self._db._children.add(h)  # close() invalidates it
         return h
 
-    def _open_scan(self, prefix: Any) -> int:
-        """Open a cursor over the keys starting with ``prefix`` for a scan:
-        the raw handle, owned by the scan."""
-        p = self._key.encode_prefix(prefix)
-        h = c_void_p()
-        rc = L.cursor_open_prefix(self._h, p, len(p), byref(h))
-        if rc:
-            raise self._fail(rc, "cursor")
-        return h.value or 0
-
     def range(self, start: Any = None, stop: Any = None, *,
               inclusive: Tuple[bool, bool] = (True, False), reverse: bool = False,
               keys: bool = True, values: bool = True) -> Iterator[Any]:
@@ -551,12 +544,11 @@ class Table(_Keyed):
         each bound is included; None is unbounded. Composite tables accept
         partial tuples as bounds. Yields ``(key, value)``, or only keys
         (``values=False``) or only values (``keys=False``). Rows are fetched
-        256 per library call."""
+        256 per library call (``drydb_range``: no cursor is opened)."""
         if not keys and not values:
             raise ValueError("drydb: range() needs keys or values")
-        paths = self._paths
-        return paths.scan(paths.open_cursor(start, stop, inclusive), reverse,
-                          0 if keys and values else (1 if keys else 2))
+        return self._paths.range(start, stop, inclusive, reverse,
+                                 0 if keys and values else (1 if keys else 2))
 
     def prefix(self, prefix: Any, *, reverse: bool = False, keys: bool = True,
                values: bool = True) -> Iterator[Any]:
@@ -564,26 +556,25 @@ class Table(_Keyed):
         prefix for string/bytes keys, a tuple prefix for composite keys."""
         if not keys and not values:
             raise ValueError("drydb: prefix() needs keys or values")
-        return self._paths.scan(self._open_scan(prefix), reverse,
-                                0 if keys and values else (1 if keys else 2))
+        return self._paths.prefix(prefix, reverse, 0 if keys and values else (1 if keys else 2))
 
     def keys(self) -> Iterator[Any]:
         """All keys in order."""
-        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), False, 1)
+        return self._paths.range(None, None, _DEFAULT_INCL, False, 1)
 
     def values(self) -> Iterator[Any]:
         """All values in key order."""
-        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), False, 2)
+        return self._paths.range(None, None, _DEFAULT_INCL, False, 2)
 
     def items(self) -> Iterator[Tuple[Any, Any]]:
         """All ``(key, value)`` rows in key order."""
-        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), False, 0)
+        return self._paths.range(None, None, _DEFAULT_INCL, False, 0)
 
     def __iter__(self) -> Iterator[Any]:
         return self.keys()
 
     def __reversed__(self) -> Iterator[Any]:
-        return self._paths.scan(self._paths.open_cursor(None, None, (True, False)), True, 1)
+        return self._paths.range(None, None, _DEFAULT_INCL, True, 1)
 
     def cursor(self, start: Any = None, stop: Any = None, *,
                inclusive: Tuple[bool, bool] = (True, False), prefix: Any = None) -> "Cursor":

@@ -14,7 +14,13 @@ rely on:
   cheapest argument ctypes converts (a ``c_void_p`` is re-wrapped per call).
 * int64/uint64 keys are encoded inline with a precompiled ``struct.Struct``
   (plus the sign bit for int64); other kinds call the key codec once.
-* Out-arguments come from a pool of prebuilt ``(byref, byref, array)``
+  ``get_many`` packs a whole batch of int keys with one ``Struct`` (see
+  :func:`_pack_ints`) and copies values of one length with one precompiled
+  ``Struct.unpack_from`` each.
+* Library functions returning a status are called through a ctypes function
+  class without a declared result type (``_lib._PyFunc``): the C ``int`` is read
+  directly.
+* Out-arguments come from a pool of prebuilt ``(byref, byref, memoryview)``
   triples: ``list.pop``/``list.append`` are atomic under the GIL, so a triple
   is used by one call of one thread at a time (per-thread scratch, cheaper
   than a ``threading.local`` lookup). Results are read from it before it is
@@ -24,7 +30,14 @@ rely on:
   per-call check: a closed table raises :class:`ClosedError`, a forked child
   :class:`ForkError`. The closures keep the table alive (they use it on their
   error paths), so a closure the caller kept is always reached by ``kill``.
-* Scans fetch 256 rows per library call and turn each batch into a list with
+* The closures take ``view`` (get) and ``inclusive`` (count) positionally too:
+  a Python function with keyword-only parameters is called through CPython's
+  generic (slower, ~50 ns) path, a plain one through its inlined fast path.
+* Scans (range, prefix, keys, values, items) read their rows with
+  ``drydb_range``: up to 256 rows per call, no cursor to open or close; a long
+  range continues with the last key read as an exclusive bound. Each batch is
+  copied before the next call, so compressed tables (whose rows live in a
+  per-thread buffer) work the same way. The batch is turned into a list with
   a few C-level operations (array slices read through memoryviews; the keys
   of an int64/uint64 batch, which lie in one array when the batch comes from
   one leaf, decoded with one ``unpack``), and the iterator handed out is
@@ -36,7 +49,6 @@ from __future__ import annotations
 import os
 import struct
 import weakref
-from array import array
 from ctypes import byref, c_size_t, c_uint8
 from itertools import chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -56,6 +68,11 @@ _StructError = struct.error
 # every 8-byte big-endian word (shifted right for fewer words)
 _FLIP = int.from_bytes(b"\x80\x00\x00\x00\x00\x00\x00\x00" * _BATCH, "big")
 _EIGHTS = (c_size_t * _BATCH)(*([8] * _BATCH))
+# drydb_range's max is its 9th argument: passed on the stack, where a plain
+# int would be a 4-byte C int under a size_t (its high half undefined)
+_MAX_ARG = c_size_t(_BATCH)
+# The whole address space as bytes, for Struct.unpack_from at an address
+_MEMB = memoryview(_MEM).cast("B")
 _DEFAULT_INCL = (True, False)
 _KINDS = {(True, False): (1, 2), (True, True): (1, 1), (False, False): (2, 2),
           (False, True): (2, 1)}
@@ -78,7 +95,7 @@ def _u64s(arr: Any) -> Any:
 
 def _new_out() -> Tuple[Any, Any, Any]:
     o = (c_size_t * 2)()
-    return byref(o, 0), byref(o, 8), o
+    return byref(o, 0), byref(o, 8), _u64s(o)
 
 
 _outs: List[Tuple[Any, Any, Any]] = [_new_out() for _ in range(4)]
@@ -141,7 +158,7 @@ class TablePaths:
     """The fast closures of one table (see the module docstring).
 
     Attributes ``get``, ``getitem``, ``contains``, ``get_many``, ``count``,
-    ``open_scan`` are the closures; :meth:`kill` disables them.
+    ``range``, ``prefix`` are the closures; :meth:`kill` disables them.
     """
 
     get: Callable[..., Any]
@@ -149,8 +166,8 @@ class TablePaths:
     contains: Callable[[Any], bool]
     get_many: Callable[..., List[Any]]
     count: Callable[..., int]
-    open_cursor: Callable[[Any, Any, Any], int]
-    scan: Callable[[int, bool, int], Iterator[Any]]
+    range: Callable[[Any, Any, Any, bool, int], Iterator[Any]]
+    prefix: Callable[[Any, bool, int], Iterator[Any]]
     kill: Callable[[Callable[..., Any]], None]
 
     def __init__(self, t: Any) -> None:
@@ -158,18 +175,84 @@ class TablePaths:
         _live.add(self)
 
 
+# --- int64/uint64 batches -------------------------------------------------------
+#
+# A batch of n int keys is packed by one Struct (">nq" or ">nQ": C-level
+# conversion and range checks) and, for int64, its sign bits flipped with one
+# xor on the batch read as a big integer. struct accepts bools as ints, which
+# keys must refuse: the 64-bit words of the packed batch are scanned for the
+# values 0 and 1 with one word-wise zero test on that big integer ((y - R) &
+# ~y & H is nonzero exactly when some word of y is zero, y being the batch
+# with each word's lowest bit cleared); only then is every key's type looked
+# at.
+
+_lanes_cache: Dict[int, Tuple[Any, Any, int, int, int, int]] = {}
+
+
+def _lanes(n: int) -> Tuple[Any, Any, int, int, int, int]:
+    """For n words: pack of n int64, pack of n uint64, R (1 in every word),
+    M (every bit but each word's lowest), H (every word's top bit), and the
+    sign-flip mask."""
+    c = _lanes_cache.get(n)
+    if c is None:
+        r = int.from_bytes(b"\x00\x00\x00\x00\x00\x00\x00\x01" * n, "big")
+        c = _lanes_cache[n] = (struct.Struct(">%dq" % n).pack, struct.Struct(">%dQ" % n).pack,
+                               r, ((1 << (64 * n)) - 1) ^ r, r << 63, r << 63)
+    return c
+
+
+def _pack_ints(chunk: List[Any], signed: bool) -> Optional[bytes]:
+    """The encoded keys of a batch of ints, concatenated; None when the batch
+    holds anything else (the per-key path then raises the proper error)."""
+    n = len(chunk)
+    pq, pQ, r, m, h, flip = _lanes(n)
+    try:
+        raw = (pq if signed else pQ)(*chunk)
+    except (_StructError, TypeError, OverflowError):
+        return None
+    x = int.from_bytes(raw, "big")
+    y = x & m
+    if (y - r) & ~y & h and bool in map(type, chunk):
+        return None
+    return (x ^ flip).to_bytes(8 * n, "big") if signed else raw
+
+
+_unpackers: Dict[int, Any] = {}
+
+
+def _unpacker(r: int) -> Any:
+    """Struct.unpack_from of one r-byte string."""
+    f = _unpackers.get(r)
+    if f is None:
+        f = struct.Struct("%ds" % r).unpack_from
+        if len(_unpackers) > 256:
+            _unpackers.clear()
+        _unpackers[r] = f
+    return f
+
+
+def _prefix_bounds(p: bytes) -> Tuple[bytes, int, bytes, int]:
+    """The bounds of the keys that start with p (the engine's PrefixBounds)."""
+    q = p.rstrip(b"\xff")
+    if not q:
+        return p, 1, b"", 0
+    return p, 1, q[:-1] + bytes((q[-1] + 1,)), 2
+
+
 def _build(paths: TablePaths, t: Any) -> None:
     db = t._db
     kc = t._key
     vdec = t._vdec
     harg = handle_arg(t._h.value)
-    lget, lgm, lcount, lcopen = L.get, L.get_many, L.count, L.cursor_open
+    lget, lgm, lcount, lrange = L.get, L.get_many, L.count, L.range
     mem = _MEM
+    memb = _MEMB
     pop, push = _outs.pop, _outs.append
     new_out = _new_out
     fail = t._fail
     enc = kc.encode
     encb = kc.encode_bound
+    encp = kc.encode_prefix
     se = _StructError
     pack = _pack8
     kinds = _KINDS
@@ -181,15 +264,15 @@ def _build(paths: TablePaths, t: Any) -> None:
         off = 0
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lget, lgm, lcount, lcopen
-        lget = lgm = lcount = lcopen = stub
+        nonlocal lget, lgm, lcount, lrange
+        lget = lgm = lcount = lrange = stub
 
     paths.kill = kill
 
     if off is not None:
         o = off
 
-        def get(key: Any, default: Any = None, *, view: bool = False) -> Any:
+        def get(key: Any, default: Any = None, view: bool = False) -> Any:
             if type(key) is int:
                 try:
                     k = pack(key + o)
@@ -249,7 +332,7 @@ def _build(paths: TablePaths, t: Any) -> None:
                     pass
             return encb(key)
     else:
-        def get(key: Any, default: Any = None, *, view: bool = False) -> Any:
+        def get(key: Any, default: Any = None, view: bool = False) -> Any:
             k = enc(key)
             try:
                 s = pop()
@@ -316,8 +399,7 @@ def _build(paths: TablePaths, t: Any) -> None:
             lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
         return lok_hik
 
-    def count_any(start: Any = None, stop: Any = None, *,
-                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+    def bounds(start: Any, stop: Any, inclusive: Any) -> Tuple[bytes, int, bytes, int]:
         lok_hik = lohi(inclusive)
         if start is None:
             lo = b""
@@ -331,6 +413,11 @@ def _build(paths: TablePaths, t: Any) -> None:
         else:
             hi = bound(stop)
             hik = lok_hik[1]
+        return lo, lok, hi, hik
+
+    def count_any(start: Any = None, stop: Any = None,
+                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+        lo, lok, hi, hik = bounds(start, stop, inclusive)
         try:
             s = pop()
         except IndexError:
@@ -345,23 +432,28 @@ def _build(paths: TablePaths, t: Any) -> None:
     if off is None:
         count = count_any
     else:
-        def count(start: Any = None, stop: Any = None, *,
+        # the bound kinds of the last `inclusive` seen (by identity: a caller
+        # passes the same constant tuple again and again)
+        last_incl: Tuple[Any, int, int] = (_DEFAULT_INCL, 1, 2)
+
+        def count(start: Any = None, stop: Any = None,
                   inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+            nonlocal last_incl
             # two int bounds: everything inline
             if type(start) is int and type(stop) is int:
                 try:
                     lo = pack(start + o)
                     hi = pack(stop + o)
                 except se:
-                    return count_any(start, stop, inclusive=inclusive)
-                if inclusive is _DEFAULT_INCL:
-                    lok = 1
-                    hik = 2
+                    return count_any(start, stop, inclusive)
+                c = last_incl
+                if inclusive is c[0]:
+                    lok = c[1]
+                    hik = c[2]
                 else:
-                    try:
-                        lok, hik = kinds[inclusive]
-                    except (KeyError, TypeError):
-                        lok, hik = lohi(inclusive)
+                    lok, hik = lohi(inclusive)
+                    if type(inclusive) is tuple and inclusive in kinds:
+                        last_incl = (inclusive, lok, hik)
                 try:
                     s = pop()
                 except IndexError:
@@ -372,9 +464,9 @@ def _build(paths: TablePaths, t: Any) -> None:
                 if rc:
                     raise fail(rc, "count")
                 return n
-            return count_any(start, stop, inclusive=inclusive)
+            return count_any(start, stop, inclusive)
 
-        acode = "q" if off else "Q"
+    signed = off == _SIGN
 
     def get_many(keys: Any, default: Any = None) -> List[Any]:
         if type(keys) is not list and not isinstance(keys, (list, tuple)):
@@ -388,20 +480,8 @@ def _build(paths: TablePaths, t: Any) -> None:
                 chunk = keys if total <= _BATCH else keys[i:i + _BATCH]
                 n = len(chunk)
                 buf = None
-                if off is not None and bool not in map(type, chunk):
-                    # array() converts and range-checks in C; byteswap makes the
-                    # words big-endian; int64: one xor flips every sign bit
-                    try:
-                        arr = array(acode, chunk)
-                    except (OverflowError, TypeError):
-                        arr = None  # the per-key path raises the proper error
-                    if arr is not None:
-                        arr.byteswap()
-                        if off:
-                            buf = (int.from_bytes(arr, "big") ^ (_FLIP >> (64 * (_BATCH - n)))
-                                   ).to_bytes(8 * n, "big")
-                        else:
-                            buf = arr.tobytes()
+                if off is not None:
+                    buf = _pack_ints(chunk, signed)
                 if buf is not None:
                     klens: Any = _EIGHTS
                 else:
@@ -420,7 +500,13 @@ def _build(paths: TablePaths, t: Any) -> None:
                     if vdec is not None:
                         vals = [vdec(v) if f else v for v, f in zip(vals, fs)]
                 else:
-                    vals = [mem[p:p + m] for p, m in zip(ps, ls)]
+                    r = ls[0]
+                    if ls.count(r) == n:
+                        # one length (fixed-size rows): one Struct, no zip
+                        u = _unpacker(r)
+                        vals = [u(memb, p)[0] for p in ps]
+                    else:
+                        vals = [mem[p:p + m] for p, m in zip(ps, ls)]
                     if vdec is not None:
                         # decoded only once every value is copied: a codec may call
                         # the library, which reuses this thread's buffer
@@ -430,39 +516,71 @@ def _build(paths: TablePaths, t: Any) -> None:
             _put_batch(b)
         return out
 
-    def open_cursor(start: Any, stop: Any, inclusive: Any) -> Any:
-        lok_hik = lohi(inclusive)
-        if start is None:
-            lo = b""
-            lok = 0
-        else:
-            lo = bound(start)
-            lok = lok_hik[0]
-        if stop is None:
-            hi = b""
-            hik = 0
-        else:
-            hi = bound(stop)
-            hik = lok_hik[1]
-        try:
-            s = pop()
-        except IndexError:
-            s = new_out()
-        rc = lcopen(harg, lo, len(lo), lok, hi, len(hi), hik, s[0])
-        h = s[2][0]
-        push(s)
-        if rc:
-            raise fail(rc, "cursor")
-        return h
+    kind = -1 if kc.raw else kc.kind
+    kdec = kc.decode
+    maxarg = _MAX_ARG
+
+    def batches(lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool,
+                what: int) -> Iterator[Any]:
+        """The rows of a range, batch by batch (lists or zips of copies)."""
+        flags = 1 if reverse else 0
+        step = -8 if reverse else 8
+        last = b""
+        while True:
+            b = _get_batch()
+            try:
+                # lrange is read at each call: kill() swaps it for a stub
+                if what == 1:
+                    rc = lrange(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg,
+                                b.rks, b.rkl, None, None, b.rn)
+                else:
+                    rc = lrange(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg,
+                                b.rks, b.rkl, b.rvs, b.rvl, b.rn)
+                if rc:
+                    raise fail(rc, "range")
+                m = b.n[0]
+                if m == 0:
+                    return
+                if m == _BATCH:  # maybe more: the last key read bounds the next call
+                    kp = b.mks[m - 1]
+                    last = mem[kp:kp + b.mkl[m - 1]]
+                keys, vals = _decode(mem, b, m, step, what, kind, kdec)
+            finally:
+                _put_batch(b)
+            if vals is not None and vdec is not None:
+                # decoded only once the batch is copied: a codec may call the
+                # library, which reuses this thread's buffer
+                vals = [vdec(v) for v in vals]
+            if what == 0:
+                yield zip(keys, vals)
+            elif what == 1:
+                yield keys
+            else:
+                yield vals
+            if m < _BATCH:
+                return
+            if reverse:
+                hi = last
+                hik = 2
+            else:
+                lo = last
+                lok = 2
+
+    def range_(start: Any, stop: Any, inclusive: Any, reverse: bool, what: int) -> Iterator[Any]:
+        lo, lok, hi, hik = bounds(start, stop, inclusive)
+        return chain.from_iterable(batches(lo, lok, hi, hik, reverse, what))
+
+    def prefix(p: Any, reverse: bool, what: int) -> Iterator[Any]:
+        lo, lok, hi, hik = _prefix_bounds(encp(p))
+        return chain.from_iterable(batches(lo, lok, hi, hik, reverse, what))
 
     paths.get = get
     paths.getitem = getitem
     paths.contains = contains
     paths.count = count
     paths.get_many = get_many
-    paths.open_cursor = open_cursor
-    kc_kind = -1 if kc.raw else kc.kind
-    paths.scan = _scanner(t, db, kc_kind, kc.decode, vdec)
+    paths.range = range_
+    paths.prefix = prefix
 
 
 # --- batch decoding ------------------------------------------------------------
@@ -572,74 +690,33 @@ def _values(mem: Any, b: "_Batch", i: int, j: int) -> List[bytes]:
     return [mem[p:p + q] for p, q in zip(b.mvs[i:j].tolist(), b.mvl[i:j].tolist())]
 
 
-def _scanner(t: Any, db: Any, kind: int, kdec: Callable[[bytes], Any],
-             vdec: Optional[Callable[[bytes], Any]]) -> Callable[[int, bool, int], Iterator[Any]]:
-    """scan(cursor_handle, reverse, what) -> iterator; what: 0 items, 1 keys, 2 values.
-    Takes ownership of the cursor (closed when the iteration ends or is dropped)."""
-    mem = _MEM
-    fixed = kind in (KEY_INT64, KEY_UINT64)
-    signed = kind == KEY_INT64
-    fail = db._fail
-
-    def batches(ch: int, reverse: bool, what: int) -> Iterator[Any]:
-        carg = handle_arg(ch)
-        b = _get_batch()
-        rev = 1 if reverse else 0
-        step = -8 if reverse else 8
-        try:
-            rks, rkl, rn, nn = b.rks, b.rkl, b.rn, b.n
-            rvs = rvl = None
-            if what != 1:
-                rvs, rvl = b.rvs, b.rvl
-            mks, mkl = b.mks, b.mkl
-            while True:
-                if db._closed:
-                    raise ClosedError("drydb: database is closed", CLOSED)
-                rc = L.cursor_next_batch(carg, rev, _BATCH, rks, rkl, rvs, rvl, rn)
-                if rc:
-                    if rc == NOTFOUND:
-                        return
-                    raise fail(rc, "cursor")
-                m = nn[0]
-                keys: Any = None
-                vals: Any = None
-                if fixed:
-                    keys, runs = _fixed_keys(mem, b, m, step, signed)
-                    if what != 1:
-                        if len(runs) == 1:
-                            vals = _values(mem, b, 0, m)
-                        else:
-                            vals = []
-                            for i, j in runs:
-                                vals += _values(mem, b, i, j)
-                else:
-                    if what != 1:
-                        vals = _values(mem, b, 0, m)
-                    if what != 2:
-                        kp = mks[:m].tolist()
-                        kl = mkl[:m].tolist()
-                        if kind == KEY_STRING:
-                            keys = [mem[p:p + q].decode("utf-8") for p, q in zip(kp, kl)]
-                        elif kind == KEY_BYTES or kind == -1:
-                            keys = [mem[p:p + q] for p, q in zip(kp, kl)]
-                        else:
-                            keys = [kdec(mem[p:p + q]) for p, q in zip(kp, kl)]
-                if vals is not None and vdec is not None:
-                    vals = [vdec(v) for v in vals]
-                if what == 0:
-                    yield zip(keys, vals)
-                elif what == 1:
-                    yield keys
-                else:
-                    yield vals
-        finally:
-            try:
-                L.cursor_close(carg)
-            except Error:
-                pass
-            _put_batch(b)
-
-    def scan(ch: int, reverse: bool, what: int) -> Iterator[Any]:
-        return chain.from_iterable(batches(ch, reverse, what))
-
-    return scan
+def _decode(mem: Any, b: "_Batch", m: int, step: int, what: int, kind: int,
+            kdec: Callable[[bytes], Any]) -> Tuple[Any, Any]:
+    """Copies of the m rows of a batch (what: 0 items, 1 keys, 2 values):
+    (keys, values). Keys are decoded (None when only values are asked, but
+    for 8-byte keys, whose runs also place the values); values are bytes
+    (None when only keys are asked)."""
+    keys: Any = None
+    vals: Any = None
+    if kind == KEY_INT64 or kind == KEY_UINT64:
+        keys, runs = _fixed_keys(mem, b, m, step, kind == KEY_INT64)
+        if what != 1:
+            if len(runs) == 1:
+                vals = _values(mem, b, 0, m)
+            else:
+                vals = []
+                for i, j in runs:
+                    vals += _values(mem, b, i, j)
+    else:
+        if what != 1:
+            vals = _values(mem, b, 0, m)
+        if what != 2:
+            kp = b.mks[:m].tolist()
+            kl = b.mkl[:m].tolist()
+            if kind == KEY_STRING:
+                keys = [mem[p:p + q].decode("utf-8") for p, q in zip(kp, kl)]
+            elif kind == KEY_BYTES or kind == -1:
+                keys = [mem[p:p + q] for p, q in zip(kp, kl)]
+            else:
+                keys = [kdec(mem[p:p + q]) for p, q in zip(kp, kl)]
+    return keys, vals
