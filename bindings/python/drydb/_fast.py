@@ -48,7 +48,9 @@ from __future__ import annotations
 
 import os
 import struct
+import sys
 import weakref
+from array import array
 from ctypes import byref, c_size_t, c_uint8
 from itertools import chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
@@ -66,7 +68,7 @@ _pack8 = struct.Struct(">Q").pack
 _StructError = struct.error
 # 0x80 then seven zero bytes, 256 times: xor with it flips the sign bit of
 # every 8-byte big-endian word (shifted right for fewer words)
-_FLIP = int.from_bytes(b"\x80\x00\x00\x00\x00\x00\x00\x00" * _BATCH, "big")
+_LITTLE = sys.byteorder == "little"
 _EIGHTS = (c_size_t * _BATCH)(*([8] * _BATCH))
 # drydb_range's max is its 9th argument: passed on the stack, where a plain
 # int would be a 4-byte C int under a size_t (its high half undefined)
@@ -178,43 +180,46 @@ class TablePaths:
 # --- int64/uint64 batches -------------------------------------------------------
 #
 # A batch of n int keys is packed by one Struct (">nq" or ">nQ": C-level
-# conversion and range checks) and, for int64, its sign bits flipped with one
-# xor on the batch read as a big integer. struct accepts bools as ints, which
+# conversion and range checks) and, for int64, the first byte of every word
+# (its sign bit) flipped with one strided slice and one translate. struct
+# accepts bools as ints, which
 # keys must refuse: the 64-bit words of the packed batch are scanned for the
 # values 0 and 1 with one word-wise zero test on that big integer ((y - R) &
 # ~y & H is nonzero exactly when some word of y is zero, y being the batch
 # with each word's lowest bit cleared); only then is every key's type looked
 # at.
 
-_lanes_cache: Dict[int, Tuple[Any, Any, int, int, int, int]] = {}
+_lanes_cache: Dict[int, Tuple[Any, Any, int, int, int]] = {}
+_XOR80 = bytes(i ^ 0x80 for i in range(256))
 
 
-def _lanes(n: int) -> Tuple[Any, Any, int, int, int, int]:
+def _lanes(n: int) -> Tuple[Any, Any, int, int, int]:
     """For n words: pack of n int64, pack of n uint64, R (1 in every word),
-    M (every bit but each word's lowest), H (every word's top bit), and the
-    sign-flip mask."""
+    M (every bit but each word's lowest), H (every word's top bit)."""
     c = _lanes_cache.get(n)
     if c is None:
         r = int.from_bytes(b"\x00\x00\x00\x00\x00\x00\x00\x01" * n, "big")
         c = _lanes_cache[n] = (struct.Struct(">%dq" % n).pack, struct.Struct(">%dQ" % n).pack,
-                               r, ((1 << (64 * n)) - 1) ^ r, r << 63, r << 63)
+                               r, ((1 << (64 * n)) - 1) ^ r, r << 63)
     return c
 
 
 def _pack_ints(chunk: List[Any], signed: bool) -> Optional[bytes]:
     """The encoded keys of a batch of ints, concatenated; None when the batch
     holds anything else (the per-key path then raises the proper error)."""
-    n = len(chunk)
-    pq, pQ, r, m, h, flip = _lanes(n)
+    pq, pQ, r, m, h = _lanes(len(chunk))
     try:
         raw = (pq if signed else pQ)(*chunk)
-    except (_StructError, TypeError, OverflowError):
+    except Exception:  # noqa: BLE001 - whatever it is, the per-key path says it properly
         return None
-    x = int.from_bytes(raw, "big")
-    y = x & m
+    y = int.from_bytes(raw, "big") & m
     if (y - r) & ~y & h and bool in map(type, chunk):
         return None
-    return (x ^ flip).to_bytes(8 * n, "big") if signed else raw
+    if signed:
+        ba = bytearray(raw)
+        ba[::8] = ba[::8].translate(_XOR80)
+        return bytes(ba)
+    return raw
 
 
 _unpackers: Dict[int, Any] = {}
@@ -272,14 +277,17 @@ def _build(paths: TablePaths, t: Any) -> None:
     if off is not None:
         o = off
 
+        # pack(key + o) refuses (raises) whatever is not an int in range but
+        # for bools, which are refused by identity after it: cheaper than a
+        # type check first; enc then raises the proper error, or encodes an
+        # int-like object (numpy integers) by its __index__
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
-            if type(key) is int:
-                try:
-                    k = pack(key + o)
-                except se:
-                    k = enc(key)  # raises the proper ValueError
-            else:
+            try:
+                k = pack(key + o)
+            except Exception:  # noqa: BLE001
                 k = enc(key)
+            if key is True or key is False:
+                k = enc(key)  # raises TypeError
             try:
                 s = pop()
             except IndexError:
@@ -300,12 +308,11 @@ def _build(paths: TablePaths, t: Any) -> None:
             raise fail(rc, "get")
 
         def getitem(key: Any) -> Any:
-            if type(key) is int:
-                try:
-                    k = pack(key + o)
-                except se:
-                    k = enc(key)
-            else:
+            try:
+                k = pack(key + o)
+            except Exception:  # noqa: BLE001
+                k = enc(key)
+            if key is True or key is False:
                 k = enc(key)
             try:
                 s = pop()
@@ -439,32 +446,33 @@ def _build(paths: TablePaths, t: Any) -> None:
         def count(start: Any = None, stop: Any = None,
                   inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
             nonlocal last_incl
-            # two int bounds: everything inline
-            if type(start) is int and type(stop) is int:
-                try:
-                    lo = pack(start + o)
-                    hi = pack(stop + o)
-                except se:
-                    return count_any(start, stop, inclusive)
-                c = last_incl
-                if inclusive is c[0]:
-                    lok = c[1]
-                    hik = c[2]
-                else:
-                    lok, hik = lohi(inclusive)
-                    if type(inclusive) is tuple and inclusive in kinds:
-                        last_incl = (inclusive, lok, hik)
-                try:
-                    s = pop()
-                except IndexError:
-                    s = new_out()
-                rc = lcount(harg, lo, 8, lok, hi, 8, hik, s[0])
-                n = s[2][0]
-                push(s)
-                if rc:
-                    raise fail(rc, "count")
-                return n
-            return count_any(start, stop, inclusive)
+            # two int bounds: everything inline (None, bools and the rest
+            # go to count_any, as in get)
+            try:
+                lo = pack(start + o)
+                hi = pack(stop + o)
+            except Exception:  # noqa: BLE001
+                return count_any(start, stop, inclusive)
+            if start is True or start is False or stop is True or stop is False:
+                return count_any(start, stop, inclusive)
+            c = last_incl
+            if inclusive is c[0]:
+                lok = c[1]
+                hik = c[2]
+            else:
+                lok, hik = lohi(inclusive)
+                if type(inclusive) is tuple and inclusive in kinds:
+                    last_incl = (inclusive, lok, hik)
+            try:
+                s = pop()
+            except IndexError:
+                s = new_out()
+            rc = lcount(harg, lo, 8, lok, hi, 8, hik, s[0])
+            n = s[2][0]
+            push(s)
+            if rc:
+                raise fail(rc, "count")
+            return n
 
     signed = off == _SIGN
 
@@ -511,6 +519,8 @@ def _build(paths: TablePaths, t: Any) -> None:
                         # decoded only once every value is copied: a codec may call
                         # the library, which reuses this thread's buffer
                         vals = [vdec(v) for v in vals]
+                if total <= _BATCH:
+                    return vals
                 out += vals
         finally:
             _put_batch(b)
@@ -601,7 +611,6 @@ _M64 = (1 << 64) - 1
 _MIN_RUN = 8
 _progs: Dict[int, Tuple[int, int, int]] = {}
 _fmts: Dict[Tuple[int, int, int], Any] = {}
-_words: Dict[int, Any] = {}
 
 
 def _prog(n: int) -> Tuple[int, int, int]:
@@ -612,16 +621,6 @@ def _prog(n: int) -> Tuple[int, int, int]:
         c = int.from_bytes(b"".join(i.to_bytes(8, "little") for i in range(n)), "little")
         rc = _progs[n] = (r, c, 8 * c)
     return rc
-
-
-def _words_of(n: int, signed: bool) -> Any:
-    """unpack of n big-endian 8-byte words (signed: as int64 after the caller
-    flipped the sign bits)."""
-    key = n if signed else -n
-    f = _words.get(key)
-    if f is None:
-        f = _words[key] = struct.Struct((">%dq" if signed else ">%dQ") % n).unpack
-    return f
 
 
 def _split_fixed(r: int, gap: int, n: int) -> Any:
@@ -643,7 +642,6 @@ def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool) -> Tuple
     keys: List[Any] = []
     runs = []
     i = 0
-    flip = _FLIP
     while i < m:
         n = m - i
         k0 = x & _M64
@@ -653,11 +651,17 @@ def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool) -> Tuple
         if t < _MIN_RUN and t < n:
             break  # short runs: per-key for the rest
         lo = k0 if step > 0 else k0 + step * (t - 1)
-        raw = mem[lo:lo + 8 * t]
         if signed:
-            raw = (int.from_bytes(raw, "big") ^ (flip >> (64 * (_BATCH - t)))).to_bytes(8 * t, "big")
-        ks = _words_of(t, signed)(raw)
-        keys += ks if step > 0 else ks[::-1]
+            raw: Any = bytearray(mem[lo:lo + 8 * t])
+            raw[::8] = raw[::8].translate(_XOR80)  # flip the sign bits
+            a = array("q", raw)
+        else:
+            a = array("Q", mem[lo:lo + 8 * t])
+        if _LITTLE:
+            a.byteswap()
+        if step < 0:
+            a.reverse()
+        keys += a.tolist()
         runs.append((i, i + t))
         x >>= 64 * t
         i += t
