@@ -245,8 +245,10 @@ class DrydbStore(Store):
         self.db.close()
 
     def scan(self, lo, hi):
+        # the rows' values, as sqlite's SELECT v (keys=False: no (key, value)
+        # tuple per row)
         n = 0
-        for _ in self._range(lo, hi, inclusive=(True, True)):
+        for _ in self._range(lo, hi, inclusive=(True, True), keys=False):
             n += 1
         return n
 

@@ -69,7 +69,7 @@ _StructError = struct.error
 # 0x80 then seven zero bytes, 256 times: xor with it flips the sign bit of
 # every 8-byte big-endian word (shifted right for fewer words)
 _LITTLE = sys.byteorder == "little"
-_EIGHTS = (c_size_t * _BATCH)(*([8] * _BATCH))
+_EIGHTS = byref((c_size_t * _BATCH)(*([8] * _BATCH)))
 # drydb_range's max is its 9th argument: passed on the stack, where a plain
 # int would be a 4-byte C int under a size_t (its high half undefined)
 _MAX_ARG = c_size_t(_BATCH)
@@ -107,7 +107,7 @@ class _Batch:
     """Arrays of one batch call (get_many or a scan), pooled like the outs."""
 
     __slots__ = ("ks", "kl", "vs", "vl", "found", "n", "rks", "rkl", "rvs", "rvl", "rn",
-                 "mks", "mkl", "mvs", "mvl", "bks", "bvs", "bvl")
+                 "rfound", "mks", "mkl", "mvs", "mvl", "bks", "bvs", "bvl")
 
     def __init__(self) -> None:
         self.ks, self.kl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
@@ -117,6 +117,7 @@ class _Batch:
         self.rks, self.rkl = byref(self.ks), byref(self.kl)
         self.rvs, self.rvl = byref(self.vs), byref(self.vl)
         self.rn = byref(self.n)
+        self.rfound = byref(self.found)
         self.mks, self.mkl = _u64s(self.ks), _u64s(self.kl)
         self.mvs, self.mvl = _u64s(self.vs), _u64s(self.vl)
         self.bks = memoryview(self.ks).cast("B")
@@ -223,6 +224,19 @@ def _pack_ints(chunk: List[Any], signed: bool) -> Optional[bytes]:
 
 
 _unpackers: Dict[int, Any] = {}
+_lengths: Dict[Tuple[int, int], bytes] = {}
+
+
+def _same_lengths(r: int, n: int) -> bytes:
+    """The bytes of n size_t equal to r (a batch whose values all have length r)."""
+    k = (r, n)
+    v = _lengths.get(k)
+    if v is None:
+        if len(_lengths) > 64:
+            _lengths.clear()
+        v = _lengths[k] = r.to_bytes(8, sys.byteorder) * n
+    return v
+
 
 
 def _unpacker(r: int) -> Any:
@@ -483,7 +497,7 @@ def _build(paths: TablePaths, t: Any) -> None:
         out: List[Any] = []
         b = _get_batch()
         try:
-            vs, vl, found, mvs, mvl = b.vs, b.vl, b.found, b.mvs, b.mvl
+            rvs, rvl, found, rfound, mvs, mvl = b.rvs, b.rvl, b.found, b.rfound, b.mvs, b.mvl
             for i in range(0, total, _BATCH):
                 chunk = keys if total <= _BATCH else keys[i:i + _BATCH]
                 n = len(chunk)
@@ -494,27 +508,27 @@ def _build(paths: TablePaths, t: Any) -> None:
                     klens: Any = _EIGHTS
                 else:
                     ks = [enc(k) for k in chunk]
-                    klens = b.kl
-                    klens[:n] = [len(k) for k in ks]
+                    b.kl[:n] = [len(k) for k in ks]
+                    klens = b.rkl
                     buf = b"".join(ks)
-                rc = lgm(harg, n, buf, klens, vs, vl, found)
+                rc = lgm(harg, n, buf, klens, rvs, rvl, rfound)
                 if rc:
                     raise fail(rc, "get_many")
-                ps = mvs[:n].tolist()
-                ls = mvl[:n].tolist()
-                if bytes(found)[:n].count(0):
-                    fs = bytes(found)[:n]
+                fs = bytes(found)
+                if fs.count(0, 0, n):
+                    ps = mvs[:n].tolist()
+                    ls = mvl[:n].tolist()
                     vals = [mem[p:p + m] if f else default for p, m, f in zip(ps, ls, fs)]
                     if vdec is not None:
                         vals = [vdec(v) if f else v for v, f in zip(vals, fs)]
                 else:
-                    r = ls[0]
-                    if ls.count(r) == n:
+                    r = mvl[0]
+                    if b.bvl[:8 * n].tobytes() == _same_lengths(r, n):
                         # one length (fixed-size rows): one Struct, no zip
                         u = _unpacker(r)
-                        vals = [u(memb, p)[0] for p in ps]
+                        vals = [u(memb, p)[0] for p in mvs[:n]]
                     else:
-                        vals = [mem[p:p + m] for p, m in zip(ps, ls)]
+                        vals = [mem[p:p + m] for p, m in zip(mvs[:n].tolist(), mvl[:n].tolist())]
                     if vdec is not None:
                         # decoded only once every value is copied: a codec may call
                         # the library, which reuses this thread's buffer
@@ -635,9 +649,10 @@ def _split_fixed(r: int, gap: int, n: int) -> Any:
     return f
 
 
-def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool) -> Tuple[List[Any], List[Tuple[int, int]]]:
-    """Keys of an 8-byte-key batch, decoded, and the runs ``(i, j)`` the batch
-    splits into (one per leaf)."""
+def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool,
+                want: bool = True) -> Tuple[List[Any], List[Tuple[int, int]]]:
+    """Keys of an 8-byte-key batch, decoded (unless not ``want``ed), and the
+    runs ``(i, j)`` the batch splits into (one per leaf)."""
     x = int.from_bytes(b.bks[:8 * m], "little")
     keys: List[Any] = []
     runs = []
@@ -650,25 +665,27 @@ def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool) -> Tuple
         t = n if d == 0 else ((d & -d).bit_length() - 1) >> 6
         if t < _MIN_RUN and t < n:
             break  # short runs: per-key for the rest
-        lo = k0 if step > 0 else k0 + step * (t - 1)
-        if signed:
-            raw: Any = bytearray(mem[lo:lo + 8 * t])
-            raw[::8] = raw[::8].translate(_XOR80)  # flip the sign bits
-            a = array("q", raw)
-        else:
-            a = array("Q", mem[lo:lo + 8 * t])
-        if _LITTLE:
-            a.byteswap()
-        if step < 0:
-            a.reverse()
-        keys += a.tolist()
+        if want:
+            lo = k0 if step > 0 else k0 + step * (t - 1)
+            if signed:
+                raw: Any = bytearray(mem[lo:lo + 8 * t])
+                raw[::8] = raw[::8].translate(_XOR80)  # flip the sign bits
+                a = array("q", raw)
+            else:
+                a = array("Q", mem[lo:lo + 8 * t])
+            if _LITTLE:
+                a.byteswap()
+            if step < 0:
+                a.reverse()
+            keys += a.tolist()
         runs.append((i, i + t))
         x >>= 64 * t
         i += t
     if i < m:
-        fb = int.from_bytes
-        rest = [fb(mem[p:p + 8], "big") for p in b.mks[i:m].tolist()]
-        keys += [k - _SIGN for k in rest] if signed else rest
+        if want:
+            fb = int.from_bytes
+            rest = [fb(mem[p:p + 8], "big") for p in b.mks[i:m].tolist()]
+            keys += [k - _SIGN for k in rest] if signed else rest
         runs.append((i, m))
     return keys, runs
 
@@ -703,7 +720,9 @@ def _decode(mem: Any, b: "_Batch", m: int, step: int, what: int, kind: int,
     keys: Any = None
     vals: Any = None
     if kind == KEY_INT64 or kind == KEY_UINT64:
-        keys, runs = _fixed_keys(mem, b, m, step, kind == KEY_INT64)
+        keys, runs = _fixed_keys(mem, b, m, step, kind == KEY_INT64, what != 2)
+        if what == 2:
+            keys = None
         if what != 1:
             if len(runs) == 1:
                 vals = _values(mem, b, 0, m)
