@@ -657,6 +657,7 @@ def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool,
     keys: List[Any] = []
     runs = []
     i = 0
+    short = False
     while i < m:
         n = m - i
         k0 = x & _M64
@@ -664,7 +665,22 @@ def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool,
         d = x ^ (k0 * r + c8 if step > 0 else k0 * r - c8)
         t = n if d == 0 else ((d & -d).bit_length() - 1) >> 6
         if t < _MIN_RUN and t < n:
-            break  # short runs: per-key for the rest
+            # a short run: the tail of a leaf (its keys one by one, then look
+            # for a run again), or no runs at all (two short runs in a row:
+            # the rest one by one; so a batch costs at most two progression
+            # checks per run of _MIN_RUN or more rows)
+            if short:
+                t = n
+            short = True
+            if want:
+                fb = int.from_bytes
+                rest = [fb(mem[p:p + 8], "big") for p in b.mks[i:i + t].tolist()]
+                keys += [k - _SIGN for k in rest] if signed else rest
+            runs.append((i, i + t))
+            x >>= 64 * t
+            i += t
+            continue
+        short = False
         if want:
             lo = k0 if step > 0 else k0 + step * (t - 1)
             if signed:
@@ -681,12 +697,6 @@ def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool,
         runs.append((i, i + t))
         x >>= 64 * t
         i += t
-    if i < m:
-        if want:
-            fb = int.from_bytes
-            rest = [fb(mem[p:p + 8], "big") for p in b.mks[i:m].tolist()]
-            keys += [k - _SIGN for k in rest] if signed else rest
-        runs.append((i, m))
     return keys, runs
 
 
