@@ -461,6 +461,83 @@ EXPORT int drydb_rank(drydb_table *t, const uint8_t *key, size_t klen, uint64_t 
     return drydb__rank_go(h, key, klen, out);
 }
 
+/* ---- one-word answers for bindings ----
+ *
+ * For a caller whose cost is converting arguments and out-parameters
+ * (Python's ctypes: ~25 ns per argument, a pool of out-parameters to keep
+ * calls of different threads apart, one more conversion per result read),
+ * drydb_get and drydb_count answered in the return value alone. Not in
+ * drydb.h: the packing is a binding's concern, not an API for C. */
+
+/* drydb__get_word: drydb_get's answer as one word: value address << 16 |
+ * length when found with a length below 65536 (addresses of user space fit
+ * 47 bits on every 64-bit Linux target, so an answer is below 2^63: one
+ * comparison tells it from the two codes); DRYDB__WORD_MISSING when the key
+ * is absent; DRYDB__WORD_ASK otherwise (an error, a longer value, an
+ * address that does not fit): the caller then calls drydb_get for the
+ * answer or the error. */
+EXPORT uint64_t drydb__get_word(drydb_table *t, const uint8_t *key, size_t klen) {
+    const uint8_t *v;
+    size_t n;
+    int rc = drydb_get(t, key, klen, &v, &n);
+    if (rc == DRYDB_NOTFOUND) return DRYDB__WORD_MISSING;
+    if (rc != DRYDB_OK || n > 0xFFFF) return DRYDB__WORD_ASK;
+    uint64_t a = (uint64_t)(uintptr_t)v;
+    if (a >> 47) return DRYDB__WORD_ASK;
+    return a << 16 | n;
+}
+
+/* drydb__get_word_i64 / _u64: drydb__get_word for an int64 / uint64 table
+ * with the key as a C int. ctypes passes a Python int without declared
+ * argument types as one, so a key in the int range costs no encoding and no
+ * buffer in Python; every argument costs ~30 ns there, hence one function
+ * per encoding rather than a kind argument. The binding checks the range
+ * (ctypes would truncate) and the table's encoding; a negative key of a
+ * uint64 table is handed back (DRYDB__WORD_ASK) for the encoding's error. */
+static inline int int_key(uint8_t k[8], int key, int kind) {
+    uint64_t v = (uint64_t)(int64_t)key;
+    if (kind == DRYDB_KEY_INT64) v ^= (uint64_t)1 << 63;
+    else if (key < 0) return 0;
+    v = __builtin_bswap64(v);
+    memcpy(k, &v, 8);
+    return 1;
+}
+
+static inline uint64_t get_word_int(drydb_table *t, int key, int kind) {
+    uint8_t k[8];
+    if (!int_key(k, key, kind)) return DRYDB__WORD_ASK;
+    return drydb__get_word(t, k, 8);
+}
+
+EXPORT uint64_t drydb__get_word_i64(drydb_table *t, int key) { return get_word_int(t, key, DRYDB_KEY_INT64); }
+EXPORT uint64_t drydb__get_word_u64(drydb_table *t, int key) { return get_word_int(t, key, DRYDB_KEY_UINT64); }
+
+/* drydb__count_word: drydb_count with both bound kinds in one argument
+ * (lokind | hikind << 4) and the count as the result, or DRYDB__WORD_ASK
+ * on any error (no table holds 2^64 - 1 rows): the caller then calls
+ * drydb_count for the error. */
+EXPORT uint64_t drydb__count_word(drydb_table *t, const uint8_t *lo, size_t lolen,
+                                  const uint8_t *hi, size_t hilen, unsigned kinds) {
+    uint64_t n;
+    int rc = drydb_count(t, lo, lolen, (int)(kinds & 0xF), hi, hilen, (int)(kinds >> 4), &n);
+    return rc == DRYDB_OK ? n : DRYDB__WORD_ASK;
+}
+
+/* drydb__count_word_i64 / _u64: drydb__count_word of an int64 / uint64
+ * table with both bounds as C ints (see drydb__get_word_i64). */
+static inline uint64_t count_word_int(drydb_table *t, int lo, int hi, unsigned kinds, int kind) {
+    uint8_t a[8], b[8];
+    if (!int_key(a, lo, kind) || !int_key(b, hi, kind)) return DRYDB__WORD_ASK;
+    return drydb__count_word(t, a, 8, b, 8, kinds);
+}
+
+EXPORT uint64_t drydb__count_word_i64(drydb_table *t, int lo, int hi, unsigned kinds) {
+    return count_word_int(t, lo, hi, kinds, DRYDB_KEY_INT64);
+}
+EXPORT uint64_t drydb__count_word_u64(drydb_table *t, int lo, int hi, unsigned kinds) {
+    return count_word_int(t, lo, hi, kinds, DRYDB_KEY_UINT64);
+}
+
 /* ---- range batches ---- */
 
 /* A leaf's entry i: key and inline value, or FALLBACK for an overflow value. */

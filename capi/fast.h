@@ -12,6 +12,10 @@
 #define DRYDB__H_MAX_CHUNKS  4096
 #define DRYDB__H_KIND_TABLE  2      /* kind in bits 0..3 */
 
+/* drydb__get_word / drydb__count_word results that are not answers */
+#define DRYDB__WORD_MISSING  (~0ull)
+#define DRYDB__WORD_ASK      (~0ull - 1)
+
 #define DRYDB__MAX_BATCH     ((size_t)1 << 24) /* drydb_get_many's n */
 
 /* Page layout (docs/FORMAT.md; a Go test checks them against the engine). */

@@ -23,7 +23,11 @@ import (
 // than LRU and costs the hit path no write when the bit is already set.
 //
 // When every slot is pinned, a page is decoded into a transient mapping of
-// its own that is unmapped when released.
+// its own, held by a slot of its own outside the array, and unmapped when
+// released.
+//
+// A pin is a *slot (see node and Value): releasing one is a single atomic
+// add on the slot, with no lookup through the tree, DB or cache.
 type cache struct {
 	mem    []byte
 	ps     int
@@ -39,9 +43,7 @@ type cache struct {
 	hand      int
 	freed     atomic.Bool
 
-	transMu sync.Mutex
-	trans   map[int32][]byte
-	nextT   int32
+	transPages atomic.Int64 // transient pages not yet released
 
 	misses, evictions atomic.Uint64
 }
@@ -73,6 +75,15 @@ type slot struct {
 	used   bool
 	ready  chan struct{} // closed when loaded; nil once settled
 	err    error
+	// trans is set only on the slot of a transient page; it lives outside
+	// the array and is never shared, so unpin frees the page instead.
+	trans *transient
+}
+
+type transient struct {
+	c     *cache
+	mem   []byte
+	freed atomic.Bool // a second Release must not unmap a reused address
 }
 
 func newCache(bytes int64, pageSize int) (*cache, error) {
@@ -87,7 +98,7 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
-	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n), trans: map[int32][]byte{}}
+	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n)}
 	hn := 1
 	for hn < 4*int(n) {
 		hn <<= 1
@@ -194,7 +205,7 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 					if s.ref.Load() == 0 {
 						s.ref.Store(1)
 					}
-					return node{p: c.slotMem(j - 1), pin: j - 1}, nil
+					return node{p: c.slotMem(j - 1), pin: s}, nil
 				}
 				s.pin.Add(-hitPin & (1<<64 - 1)) // not this page after all: no hit
 			}
@@ -216,10 +227,10 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 		}
 		if s.err != nil {
 			err := s.err
-			c.unpin(i)
-			return node{pin: noPin}, err
+			s.unpin()
+			return node{}, err
 		}
-		return node{p: c.slotMem(i), pin: i}, nil
+		return node{p: c.slotMem(i), pin: s}, nil
 	}
 	sh.mu.RUnlock()
 	return c.load(t, k, sh)
@@ -267,10 +278,10 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 		sh.mu.Lock()
 		delete(sh.m, k)
 		sh.mu.Unlock()
-		c.unpin(i)
-		return node{pin: noPin}, err
+		s.unpin()
+		return node{}, err
 	}
-	return node{p: p, pin: i}, nil
+	return node{p: p, pin: s}, nil
 }
 
 func (c *cache) decode(t *tree, off uint64, dst []byte) ([]byte, error) {
@@ -328,39 +339,36 @@ func (c *cache) victim() int32 {
 	return -1
 }
 
-// Transient pages have negative pin ids below noPin.
+// loadTransient decodes a page into a mapping of its own, for a read that
+// finds every slot pinned. Its slot is allocated here: this path already
+// makes two system calls, and hits never come here.
 func (c *cache) loadTransient(t *tree, off uint64) (node, error) {
 	mem, err := syscall.Mmap(-1, 0, c.ps, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 	if err != nil {
-		return node{pin: noPin}, fmt.Errorf("drydb: allocating a page: %w", err)
+		return node{}, fmt.Errorf("drydb: allocating a page: %w", err)
 	}
 	p, err := c.decode(t, off, mem)
 	if err != nil {
 		syscall.Munmap(mem)
-		return node{pin: noPin}, err
+		return node{}, err
 	}
-	c.transMu.Lock()
-	c.nextT--
-	if c.nextT >= noPin {
-		c.nextT = noPin - 1
-	}
-	id := c.nextT
-	c.trans[id] = mem
-	c.transMu.Unlock()
-	return node{p: p, pin: id}, nil
+	c.transPages.Add(1)
+	return node{p: p, pin: &slot{trans: &transient{c: c, mem: mem}}}, nil
 }
 
-func (c *cache) unpin(i int32) {
-	if i >= 0 {
-		c.slots[i].pin.Add(1<<64 - 1) // one pin less
+// unpin releases one pin of the slot.
+func (s *slot) unpin() {
+	if s.trans != nil {
+		s.trans.release()
 		return
 	}
-	c.transMu.Lock()
-	mem := c.trans[i]
-	delete(c.trans, i)
-	c.transMu.Unlock()
-	if mem != nil {
-		syscall.Munmap(mem)
+	s.pin.Add(1<<64 - 1) // one pin less
+}
+
+func (tp *transient) release() {
+	if tp.freed.CompareAndSwap(false, true) {
+		syscall.Munmap(tp.mem)
+		tp.c.transPages.Add(-1)
 	}
 }
 
@@ -379,9 +387,7 @@ func (c *cache) stats() CacheStats {
 		}
 	}
 	c.missMu.Unlock()
-	c.transMu.Lock()
-	st.Bytes += uint64(len(c.trans) * c.ps)
-	c.transMu.Unlock()
+	st.Bytes += uint64(c.transPages.Load()) * uint64(c.ps)
 	st.Capacity = uint64(len(c.slots) * c.ps)
 	return st
 }

@@ -40,7 +40,7 @@ type Cursor struct {
 
 func (c *Cursor) init(lo, hi Bound) {
 	c.blo, c.bhi = lo, hi
-	c.leaf.pin = noPin
+	c.leaf.pin = nil
 	if lo.Kind > Exclusive || hi.Kind > Exclusive {
 		c.err = ErrInvalid
 	}
@@ -126,7 +126,7 @@ func (c *Cursor) seekRow(r uint64) bool {
 	if err != nil {
 		c.err = err
 		c.tr.release(c.leaf)
-		c.leaf = node{pin: noPin}
+		c.leaf = node{}
 		return false
 	}
 	c.setLeaf(nd, row)
@@ -348,7 +348,7 @@ func (c *Cursor) Close() {
 		return
 	}
 	c.tr.release(c.leaf)
-	c.leaf = node{pin: noPin}
+	c.leaf = node{}
 	c.valid, c.end = false, 0
 	c.ready = true
 	if c.err == nil {

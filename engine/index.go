@@ -105,7 +105,7 @@ func (ix *Index) GetAll(ikey []byte) *IndexCursor {
 // NewCursor returns a cursor over the entries whose index key lies between
 // lo and hi, ordered by (index key, primary key).
 func (ix *Index) NewCursor(lo, hi Bound) *IndexCursor {
-	c := &IndexCursor{ix: ix, val: Value{pin: noPin}}
+	c := &IndexCursor{ix: ix}
 	c.Cursor.tr, c.Cursor.closed = &ix.tree, &ix.t.db.closed
 	c.Cursor.init(indexBound(lo, false), indexBound(hi, true))
 	return c
@@ -114,7 +114,7 @@ func (ix *Index) NewCursor(lo, hi Bound) *IndexCursor {
 // Prefix returns a cursor over the entries whose index key starts with p.
 func (ix *Index) Prefix(p []byte) *IndexCursor {
 	lo, hi := PrefixBounds(appendEscaped(nil, p))
-	c := &IndexCursor{ix: ix, val: Value{pin: noPin}}
+	c := &IndexCursor{ix: ix}
 	c.Cursor.tr, c.Cursor.closed = &ix.tree, &ix.t.db.closed
 	c.Cursor.init(lo, hi)
 	return c

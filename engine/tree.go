@@ -20,18 +20,16 @@ type tree struct {
 	cacheID uint16
 }
 
-// node is a node being read: its bytes and, for a cached leaf, the cache
-// pin that keeps them alive (noPin for mapped pages).
+// node is a node being read: its bytes and, for a cached leaf, the slot
+// whose pin keeps them alive (nil for mapped pages).
 type node struct {
 	p   []byte
-	pin int32
+	pin *slot
 }
 
-const noPin = -1
-
 func (t *tree) release(n node) {
-	if n.pin != noPin {
-		t.db.cache.unpin(n.pin)
+	if n.pin != nil {
+		n.pin.unpin()
 	}
 }
 
@@ -41,7 +39,7 @@ func (t *tree) child(ref uint64, level int) (node, error) {
 		return t.db.cache.get(t, ref)
 	}
 	p, err := t.page(ref, level)
-	return node{p: p, pin: noPin}, err
+	return node{p: p}, err
 }
 
 // page returns a plain page of this tree. A tree only reads pages inside its

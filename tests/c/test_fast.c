@@ -11,6 +11,29 @@
  * table (Go only) and an empty table. */
 #include "testutil.h"
 
+/* The one-word answers for bindings (capi/fast.c, not in drydb.h). */
+uint64_t drydb__get_word(drydb_table *t, const uint8_t *key, size_t klen);
+uint64_t drydb__get_word_i64(drydb_table *t, int key);
+uint64_t drydb__get_word_u64(drydb_table *t, int key);
+uint64_t drydb__count_word(drydb_table *t, const uint8_t *lo, size_t lolen,
+                           const uint8_t *hi, size_t hilen, unsigned kinds);
+uint64_t drydb__count_word_i64(drydb_table *t, int lo, int hi, unsigned kinds);
+uint64_t drydb__count_word_u64(drydb_table *t, int lo, int hi, unsigned kinds);
+#define WORD_MISSING (~0ull)
+#define WORD_ASK (~0ull - 1)
+
+/* get_word's answer agrees with drydb_get's (rc, v, vl) */
+static void check_word(uint64_t w, int rc, const uint8_t *v, size_t vl) {
+    if (rc == DRYDB_NOTFOUND) {
+        CHECK(w == WORD_MISSING);
+    } else if (rc != DRYDB_OK || vl > 0xFFFF) {
+        CHECK(w == WORD_ASK);
+    } else {
+        CHECK(w < (1ull << 63) && (w & 0xFFFF) == vl);
+        CHECK(vl == 0 || memcmp((const uint8_t *)(uintptr_t)(w >> 16), v, vl) == 0);
+    }
+}
+
 enum { MAXK = 24, MAXV = 700, ROWS = 2500 };
 
 struct row {
@@ -157,6 +180,7 @@ static void questions(drydb_table *tt, const struct table *t) {
         uint64_t got;
         OK(drydb_count(tt, lo, ll, lk, hi, hl, hk, &got));
         CHECK(got == count);
+        CHECK(drydb__count_word(tt, lo, ll, hi, hl, (unsigned)(lk | hk << 4)) == count);
         size_t maxes[] = {1, 3, 17, 1000};
         size_t max = maxes[rnd() % 4];
         for (int back = 0; back < 2; back++) {
@@ -191,7 +215,9 @@ static void questions(drydb_table *tt, const struct table *t) {
             CHECK(got == below);
             const uint8_t *v;
             size_t vl;
+            uint64_t word = drydb__get_word(tt, k, kl);
             int rc = drydb_get(tt, k, kl, &v, &vl);
+            check_word(word, rc, v, vl);
             if (at == t->n) {
                 CHECK(rc == DRYDB_NOTFOUND);
             } else {
@@ -232,6 +258,50 @@ static void questions(drydb_table *tt, const struct table *t) {
     }
 }
 
+/* Keys passed as C ints: the same answers as drydb_get / drydb_count of
+ * the encoded key, at the ends of the int range and around 0. */
+static void int_words(drydb_table *tt, int kind) {
+    int u = kind == DRYDB_KEY_UINT64;
+    int probes[] = {INT32_MIN, INT32_MIN + 1, -70000, -2, -1, 0, 1, 2, 3, 77, 1000, 4096, 65537, INT32_MAX};
+    enum { NP = sizeof probes / sizeof probes[0] };
+    for (int i = 0; i < NP; i++) {
+        uint8_t k[8];
+        uint64_t x = (uint64_t)(int64_t)probes[i];
+        if (!u) x ^= 1ull << 63;
+        for (int j = 0; j < 8; j++) k[j] = (uint8_t)(x >> (56 - 8 * j));
+        const uint8_t *v = NULL;
+        size_t vl = 0;
+        uint64_t w = u ? drydb__get_word_u64(tt, probes[i]) : drydb__get_word_i64(tt, probes[i]);
+        if (u && probes[i] < 0) {
+            CHECK(w == WORD_ASK); /* the caller asks drydb_get, which refuses the key */
+        } else {
+            int rc = drydb_get(tt, k, 8, &v, &vl); /* before v and vl are read */
+            check_word(w, rc, v, vl);
+        }
+        for (int j = 0; j < NP; j++) {
+            uint8_t h[8];
+            uint64_t y = (uint64_t)(int64_t)probes[j];
+            if (!u) y ^= 1ull << 63;
+            for (int b = 0; b < 8; b++) h[b] = (uint8_t)(y >> (56 - 8 * b));
+            for (unsigned kinds = 0; kinds < 0x33; kinds++) {
+                if ((kinds & 0xF) > 2 || (kinds >> 4) > 2) continue;
+                uint64_t c = u ? drydb__count_word_u64(tt, probes[i], probes[j], kinds)
+                               : drydb__count_word_i64(tt, probes[i], probes[j], kinds);
+                if (u && (probes[i] < 0 || probes[j] < 0)) {
+                    CHECK(c == WORD_ASK);
+                    continue;
+                }
+                uint64_t want;
+                OK(drydb_count(tt, k, 8, (int)(kinds & 0xF), h, 8, (int)(kinds >> 4), &want));
+                CHECK(c == want);
+            }
+        }
+    }
+    /* errors come back as ASK: a bad bound kind, a key of the wrong width */
+    CHECK(drydb__count_word(tt, NULL, 0, NULL, 0, 7) == WORD_ASK);
+    CHECK(drydb__get_word(tt, (const uint8_t *)"1234567", 7) == WORD_ASK);
+}
+
 int main(void) {
     struct table tabs[] = {
         {"i64", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0},
@@ -259,6 +329,8 @@ int main(void) {
             OK(drydb_table_open(db, tabs[i].name, &tt));
             questions(tt, &tabs[i]); /* cold: pages checked as they are reached */
             questions(tt, &tabs[i]); /* warm */
+            if (tabs[i].kind == DRYDB_KEY_INT64 || tabs[i].kind == DRYDB_KEY_UINT64)
+                int_words(tt, tabs[i].kind);
         }
         /* arguments the fast path passes to Go for the error */
         drydb_table *tt;
@@ -277,6 +349,9 @@ int main(void) {
         OK(drydb_close(db));
         CHECK_RC(drydb_range(tt, NULL, 0, 0, NULL, 0, 0, 0, 4, k, kl, v, vl, &n), DRYDB_CLOSED);
         CHECK_RC(drydb_get(tt, seven, 8, &v[0], &vl[0]), DRYDB_CLOSED);
+        CHECK(drydb__get_word(tt, seven, 8) == WORD_ASK);
+        CHECK(drydb__get_word_i64(tt, 5) == WORD_ASK);
+        CHECK(drydb__count_word_i64(tt, 1, 5, 0x21) == WORD_ASK);
         OK(drydb_close(truth));
         for (int i = 0; i < NT; i++) {
             for (size_t j = 0; j < tabs[i].n; j++) free(tabs[i].rows[j].v);

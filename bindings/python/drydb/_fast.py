@@ -20,7 +20,14 @@ rely on:
 * Library functions returning a status are called through a ctypes function
   class without a declared result type (``_lib._PyFunc``): the C ``int`` is read
   directly.
-* Out-arguments come from a pool of prebuilt ``(byref, byref, memoryview)``
+* get, ``[]``, ``in`` and count call the library's one-word functions
+  (``drydb__get_word*``, ``drydb__count_word*`` in capi/fast.c): the answer
+  is the return value (a value's address and length packed in one integer, a
+  count), so no out-parameter is converted or read; an int key in the C int
+  range is passed as a C int (one function per encoding: every argument costs
+  ~30 ns in ctypes). What they hand back (errors, values of 64 KiB or more)
+  is asked again through ``drydb_get``/``drydb_count``.
+* Out-arguments of the other calls come from a pool of prebuilt ``(byref, byref, memoryview)``
   triples: ``list.pop``/``list.append`` are atomic under the GIL, so a triple
   is used by one call of one thread at a time (per-thread scratch, cheaper
   than a ``threading.local`` lookup). Results are read from it before it is
@@ -51,7 +58,7 @@ import struct
 import sys
 import weakref
 from array import array
-from ctypes import byref, c_size_t, c_uint8
+from ctypes import ArgumentError, byref, c_size_t, c_uint8
 from itertools import chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -76,6 +83,14 @@ _MAX_ARG = c_size_t(_BATCH)
 # The whole address space as bytes, for Struct.unpack_from at an address
 _MEMB = memoryview(_MEM).cast("B")
 _DEFAULT_INCL = (True, False)
+# drydb__get_word's results (capi/fast.h): an answer is below 2^63
+_WORD_TOP = 1 << 63
+_WORD_MISSING = (1 << 64) - 1
+_WORD_ASK = (1 << 64) - 2
+# what a key that is no C int raises on its way to one (a float or a numpy
+# integer: ctypes.ArgumentError; a str: TypeError comparing it)
+_LOOSE = (TypeError, ArgumentError)
+_ABSENT = object()
 _KINDS = {(True, False): (1, 2), (True, True): (1, 1), (False, False): (2, 2),
           (False, True): (2, 1)}
 
@@ -264,6 +279,13 @@ def _build(paths: TablePaths, t: Any) -> None:
     vdec = t._vdec
     harg = handle_arg(t._h.value)
     lget, lgm, lcount, lrange = L.get, L.get_many, L.count, L.range
+    lgw, lcw = L._get_word, L._count_word
+    # int keys as C ints, one function per encoding (see get below)
+    if not kc.raw and kc.kind == KEY_UINT64:
+        lgwi, lcwi = L._get_word_u64, L._count_word_u64
+    else:
+        lgwi, lcwi = L._get_word_i64, L._count_word_i64
+    top, missing, ask = _WORD_TOP, _WORD_MISSING, _WORD_ASK
     mem = _MEM
     memb = _MEMB
     pop, push = _outs.pop, _outs.append
@@ -283,131 +305,129 @@ def _build(paths: TablePaths, t: Any) -> None:
         off = 0
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lget, lgm, lcount, lrange
-        lget = lgm = lcount = lrange = stub
+        nonlocal lget, lgm, lcount, lrange, lgw, lgwi, lcw, lcwi
+        lget = lgm = lcount = lrange = lgw = lgwi = lcw = lcwi = stub
 
     paths.kill = kill
 
-    if off is not None:
-        o = off
-
-        # pack(key + o) refuses (raises) whatever is not an int in range but
-        # for bools, which are refused by identity after it: cheaper than a
-        # type check first; enc then raises the proper error, or encodes an
-        # int-like object (numpy integers) by its __index__
-        def get(key: Any, default: Any = None, view: bool = False) -> Any:
+    def get_slow(key: Any, default: Any, view: bool) -> Any:
+        """get through drydb_get: what the word paths hand back (errors,
+        values of 64 KiB and more, views)."""
+        if off is not None:
             try:
-                k = pack(key + o)
-            except Exception:  # noqa: BLE001
+                k = pack(key + off)
+            except Exception:  # noqa: BLE001 - enc raises the proper error
                 k = enc(key)
             if key is True or key is False:
                 k = enc(key)  # raises TypeError
+        else:
+            k = enc(key)
+        try:
+            s = pop()
+        except IndexError:
+            s = new_out()
+        rc = lget(harg, k, len(k), s[0], s[1])
+        r = s[2]
+        p = r[0]
+        n = r[1]
+        push(s)
+        if rc == 0:
+            if view:
+                return db._view(p, n)
+            if vdec is None:
+                return mem[p:p + n]
+            return vdec(mem[p:p + n])
+        if rc == NOTFOUND:
+            return default
+        raise fail(rc, "get")
+
+    if off is not None:
+        # A key in the C int range goes to the library as a C int (ctypes
+        # converts a Python int without declared argument types to one):
+        # no encoding, no buffer, no out-parameters. Bools (ints to ctypes)
+        # are refused by identity; anything that fails the comparison or
+        # the conversion takes get_slow, which raises the proper error.
+        def get(key: Any, default: Any = None, view: bool = False) -> Any:
             try:
-                s = pop()
-            except IndexError:
-                s = new_out()
-            rc = lget(harg, k, 8, s[0], s[1])
-            r = s[2]
-            p = r[0]
-            n = r[1]
-            push(s)
-            if rc == 0:
-                if view:
-                    return db._view(p, n)
-                if vdec is None:
-                    return mem[p:p + n]
-                return vdec(mem[p:p + n])
-            if rc == NOTFOUND:
-                return default
-            raise fail(rc, "get")
+                if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
+                    w = lgwi(harg, key)
+                    if w < top:
+                        if view:
+                            return db._view(w >> 16, w & 65535)
+                        p = w >> 16
+                        if vdec is None:
+                            return mem[p:p + (w & 65535)]
+                        return vdec(mem[p:p + (w & 65535)])
+                    if w == missing:
+                        return default
+            except _LOOSE:
+                pass
+            return get_slow(key, default, view)
 
         def getitem(key: Any) -> Any:
             try:
-                k = pack(key + o)
-            except Exception:  # noqa: BLE001
-                k = enc(key)
-            if key is True or key is False:
-                k = enc(key)
-            try:
-                s = pop()
-            except IndexError:
-                s = new_out()
-            rc = lget(harg, k, 8, s[0], s[1])
-            r = s[2]
-            p = r[0]
-            n = r[1]
-            push(s)
-            if rc == 0:
-                if vdec is None:
-                    return mem[p:p + n]
-                return vdec(mem[p:p + n])
-            if rc == NOTFOUND:
+                if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
+                    w = lgwi(harg, key)
+                    if w < top:
+                        p = w >> 16
+                        if vdec is None:
+                            return mem[p:p + (w & 65535)]
+                        return vdec(mem[p:p + (w & 65535)])
+                    if w == missing:
+                        raise KeyError(key)
+            except _LOOSE:
+                pass
+            v = get_slow(key, _ABSENT, False)
+            if v is _ABSENT:
                 raise KeyError(key)
-            raise fail(rc, "get")
+            return v
 
         def bound(key: Any) -> bytes:
             if type(key) is int:
                 try:
-                    return pack(key + o)
+                    return pack(key + off)
                 except se:
                     pass
             return encb(key)
     else:
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
             k = enc(key)
-            try:
-                s = pop()
-            except IndexError:
-                s = new_out()
-            rc = lget(harg, k, len(k), s[0], s[1])
-            r = s[2]
-            p = r[0]
-            n = r[1]
-            push(s)
-            if rc == 0:
+            w = lgw(harg, k, len(k))
+            if w < top:
                 if view:
-                    return db._view(p, n)
+                    return db._view(w >> 16, w & 65535)
+                p = w >> 16
                 if vdec is None:
-                    return mem[p:p + n]
-                return vdec(mem[p:p + n])
-            if rc == NOTFOUND:
+                    return mem[p:p + (w & 65535)]
+                return vdec(mem[p:p + (w & 65535)])
+            if w == missing:
                 return default
-            raise fail(rc, "get")
+            return get_slow(key, default, view)
 
         def getitem(key: Any) -> Any:
             k = enc(key)
-            try:
-                s = pop()
-            except IndexError:
-                s = new_out()
-            rc = lget(harg, k, len(k), s[0], s[1])
-            r = s[2]
-            p = r[0]
-            n = r[1]
-            push(s)
-            if rc == 0:
+            w = lgw(harg, k, len(k))
+            if w < top:
+                p = w >> 16
                 if vdec is None:
-                    return mem[p:p + n]
-                return vdec(mem[p:p + n])
-            if rc == NOTFOUND:
-                raise KeyError(key)
-            raise fail(rc, "get")
+                    return mem[p:p + (w & 65535)]
+                return vdec(mem[p:p + (w & 65535)])
+            if w != missing:
+                v = get_slow(key, _ABSENT, False)
+                if v is not _ABSENT:
+                    return v
+            raise KeyError(key)
 
         bound = encb
 
     def contains(key: Any) -> bool:
         k = bound(key) if off is not None else enc(key)
-        try:
-            s = pop()
-        except IndexError:
-            s = new_out()
-        rc = lget(harg, k, len(k), s[0], s[1])
-        push(s)
-        if rc == 0:
+        w = lgw(harg, k, len(k))
+        if w < top:
             return True
-        if rc == NOTFOUND:
+        if w == missing:
             return False
-        raise fail(rc, "get")
+        return get_slow(key, _ABSENT, False) is not _ABSENT
 
     def lohi(inclusive: Any) -> Tuple[int, int]:
         try:
@@ -436,9 +456,8 @@ def _build(paths: TablePaths, t: Any) -> None:
             hik = lok_hik[1]
         return lo, lok, hi, hik
 
-    def count_any(start: Any = None, stop: Any = None,
-                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
-        lo, lok, hi, hik = bounds(start, stop, inclusive)
+    def count_slow(lo: bytes, lok: int, hi: bytes, hik: int) -> int:
+        """drydb_count, for its error."""
         try:
             s = pop()
         except IndexError:
@@ -450,43 +469,45 @@ def _build(paths: TablePaths, t: Any) -> None:
             raise fail(rc, "count")
         return n
 
+    def count_any(start: Any = None, stop: Any = None,
+                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+        lo, lok, hi, hik = bounds(start, stop, inclusive)
+        w = lcw(harg, lo, len(lo), hi, len(hi), lok | hik << 4)
+        if w != ask:
+            return w
+        return count_slow(lo, lok, hi, hik)
+
     if off is None:
         count = count_any
     else:
-        # the bound kinds of the last `inclusive` seen (by identity: a caller
-        # passes the same constant tuple again and again)
-        last_incl: Tuple[Any, int, int] = (_DEFAULT_INCL, 1, 2)
+        # the bound kinds of the last `inclusive` seen, packed as
+        # drydb__count_word takes them (by identity: a caller passes the
+        # same constant tuple again and again)
+        last_incl: Tuple[Any, int] = (_DEFAULT_INCL, 1 | 2 << 4)
 
         def count(start: Any = None, stop: Any = None,
                   inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
             nonlocal last_incl
-            # two int bounds: everything inline (None, bools and the rest
-            # go to count_any, as in get)
-            try:
-                lo = pack(start + o)
-                hi = pack(stop + o)
-            except Exception:  # noqa: BLE001
-                return count_any(start, stop, inclusive)
-            if start is True or start is False or stop is True or stop is False:
-                return count_any(start, stop, inclusive)
+            # two int bounds in the C int range: passed as C ints (see get);
+            # None, bools and the rest go to count_any
             c = last_incl
             if inclusive is c[0]:
-                lok = c[1]
-                hik = c[2]
+                kk = c[1]
             else:
                 lok, hik = lohi(inclusive)
+                kk = lok | hik << 4
                 if type(inclusive) is tuple and inclusive in kinds:
-                    last_incl = (inclusive, lok, hik)
+                    last_incl = (inclusive, kk)
             try:
-                s = pop()
-            except IndexError:
-                s = new_out()
-            rc = lcount(harg, lo, 8, lok, hi, 8, hik, s[0])
-            n = s[2][0]
-            push(s)
-            if rc:
-                raise fail(rc, "count")
-            return n
+                if (-2147483648 <= start <= 2147483647 and -2147483648 <= stop <= 2147483647
+                        and start is not True and start is not False
+                        and stop is not True and stop is not False):
+                    w = lcwi(harg, start, stop, kk)
+                    if w != ask:
+                        return w
+            except _LOOSE:
+                pass
+            return count_any(start, stop, inclusive)
 
     signed = off == _SIGN
 

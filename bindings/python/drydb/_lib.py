@@ -92,7 +92,9 @@ _LONG = {"open", "open_memory", "close", "verify", "builder_build_file",
          "builder_build_memory", "builder_append_many", "builder_index_add_many",
          "builder_free"}
 _RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
-             "errmsg": c_char_p, "free": None}
+             "errmsg": c_char_p, "free": None, "_get_word": c_uint64,
+             "_get_word_i64": c_uint64, "_get_word_u64": c_uint64, "_count_word": c_uint64,
+             "_count_word_i64": c_uint64, "_count_word_u64": c_uint64}
 _NAMES = [
     "version", "version_string", "strerror", "errmsg",
     "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
@@ -106,6 +108,9 @@ _NAMES = [
     "builder_append", "builder_append_many", "builder_index_add",
     "builder_index_add_many", "builder_build_file", "builder_build_memory",
     "builder_free", "free", "set_memory_limit", "set_gc_percent",
+    # internal one-word answers for bindings (capi/fast.c): no out-parameters
+    "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
+    "_count_word_u64",
 ]
 
 
@@ -176,6 +181,12 @@ builder_free: Any
 free: Any
 set_memory_limit: Any
 set_gc_percent: Any
+_get_word: Any
+_get_word_i64: Any
+_get_word_u64: Any
+_count_word: Any
+_count_word_i64: Any
+_count_word_u64: Any
 
 
 def _candidates() -> List[str]:

@@ -172,3 +172,80 @@ def test_fork_kept_closure(shapes):
         _, status = os.waitpid(pid, 0)
         assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
         assert get(ints[0]) == _val(ints[0], True)
+
+
+def test_word_paths_at_their_edges(tmp_path):
+    """get/[]/in/count answered in one word (drydb__get_word*, keys passed
+    as C ints when they fit): keys on both sides of the C int range, int-like
+    keys, values on both sides of the 64 KiB word limit, empty values, views,
+    compressed tables (values in a per-thread buffer), every table kind."""
+    import enum
+
+    class E(enum.IntEnum):
+        A = 5
+
+    class Idx:
+        def __index__(self):
+            return 5
+
+    edge = [-(1 << 63), -(1 << 40), -(1 << 31) - 1, -(1 << 31), -(1 << 31) + 1, -1, 0, 5,
+            (1 << 31) - 2, (1 << 31) - 1, 1 << 31, 1 << 40, (1 << 63) - 1]
+    sizes = {0: 0, 5: 65535, 1 << 31: 65536, -1: 70000, (1 << 31) - 1: 13}
+    vals = {k: (b"%d:" % k + b"z" * sizes.get(k, 9))[:sizes.get(k, 100)] if k in sizes
+            else b"v%d" % k for k in edge}
+    p = str(tmp_path / "edges.drydb")
+    with drydb.Builder(p) as b:
+        b.table("i", key="int64").add_many(sorted(vals.items()))
+        b.table("u", key="uint64").add_many(sorted((k, v) for k, v in vals.items() if k >= 0))
+        b.table("z", key="int64", compression="zstd").add_many(sorted(vals.items()))
+        b.table("s", key="string").add_many(sorted(("k%d" % k, v) for k, v in vals.items()))
+    with drydb.open(p) as db:
+        for name in ("i", "z", "u"):
+            t = db[name]
+            have = {k: v for k, v in vals.items() if name != "u" or k >= 0}
+            for k in edge + [k + 1 for k in edge if k + 1 not in vals and k + 1 < 1 << 63]:
+                if name == "u" and k < 0:
+                    with pytest.raises(ValueError):
+                        t.get(k)
+                    continue
+                want = have.get(k)
+                assert t.get(k) == want, (name, k)
+                assert t.get(k, b"-") == (b"-" if want is None else want)
+                assert (k in t) == (want is not None)
+                if want is None:
+                    with pytest.raises(KeyError):
+                        t[k]
+                else:
+                    assert t[k] == want
+                    assert bytes(t.get(k, view=True)) == want
+            assert t.get(E.A) == t.get(Idx()) == t[E.A] == have[5]
+            for bad in (True, False, 5.0, "5"):
+                with pytest.raises(TypeError):
+                    t.get(bad)
+                with pytest.raises(TypeError):
+                    t[bad]
+            ks = sorted(have)
+            for a in ks + [-(1 << 31) + 7, 12]:
+                for z in ks + [(1 << 31) + 7, 12]:
+                    for inc in ((True, False), (True, True), (False, False), (False, True)):
+                        want = sum(1 for k in ks if (k >= a if inc[0] else k > a)
+                                   and (k <= z if inc[1] else k < z))
+                        if name == "u" and (a < 0 or z < 0):
+                            continue
+                        assert t.count(a, z, inclusive=inc) == want, (name, a, z, inc)
+            assert t.count(E.A, None) == t.count(5, None)
+            with pytest.raises(TypeError):
+                t.count(True, 5)
+        with pytest.raises(ValueError):
+            db["u"].count(-1, 5)
+        s = db["s"]
+        for k, v in vals.items():
+            assert s.get("k%d" % k) == v and s["k%d" % k] == v and ("k%d" % k) in s
+        assert s.get("nope") is None and "nope" not in s
+        with pytest.raises(KeyError):
+            s["nope"]
+        get, count, item = db["i"].get, db["i"].count, db["i"].__getitem__
+    for call in (lambda: get(5), lambda: get(1 << 40), lambda: count(1, 2),
+                 lambda: count(None, 1 << 40), lambda: item(5)):
+        with pytest.raises(drydb.ClosedError):
+            call()
