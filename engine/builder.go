@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"fmt"
@@ -77,7 +76,9 @@ type IndexOptions struct {
 	Unique   bool
 	Encoding keyenc.Encoding
 	// Func, if set, is called once per row (in key order, during Build) and
-	// emits zero or more index keys for it. Without Func the index is fed
+	// emits zero or more index keys for it. key and val are valid only
+	// during the call (they point into the builder's buffers, which later
+	// builds reuse): copy what must be kept. Without Func the index is fed
 	// with IndexBuilder.Add.
 	Func func(key, val []byte, emit func(ikey []byte))
 }
@@ -319,7 +320,8 @@ func (b *Builder) BuildTo(w io.Writer) (*Report, error) {
 		return nil, ErrClosed
 	}
 	defer b.Close()
-	bw := bufio.NewWriterSize(w, 1<<20)
+	bw := getWriter(w)
+	defer putWriter(bw)
 	rep, err := b.build(bw)
 	if err != nil {
 		return nil, err
@@ -370,7 +372,8 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 			os.Remove(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(fh, 1<<20)
+	bw := getWriter(fh)
+	defer putWriter(bw)
 	rep, err := b.build(bw)
 	if err != nil {
 		return nil, err

@@ -556,3 +556,89 @@ func TestGetMany(t *testing.T) {
 		}
 	}
 }
+
+// Builds share pooled buffers (sorter chunks and record slices, write
+// buffers): builds running at once, abandoned builds, builds that spill and
+// builds of several tables must never see each other's rows.
+func TestBuildsSharePoolsSafely(t *testing.T) {
+	cases := []struct {
+		name   string
+		rows   int
+		budget int64
+		tables int
+		drop   bool // abandoned before Build
+	}{
+		{"small", 300, 0, 3, false},
+		{"past the first chunk", 20_000, 0, 1, false},
+		{"several chunks", 60_000, 0, 2, false},
+		{"spills", 30_000, 256 << 10, 2, false},
+		{"abandoned", 40_000, 0, 2, true},
+	}
+	val := func(seed, tab, i int) []byte {
+		return []byte(fmt.Sprintf("%d/%d/%d/%s", seed, tab, i, strings.Repeat("x", i%40)))
+	}
+	errs := make(chan error, 64)
+	for round := 0; round < 3; round++ {
+		done := make(chan struct{})
+		for g, c := range cases {
+			go func(seed int) {
+				defer func() { done <- struct{}{} }()
+				b, err := NewBuilder(&BuilderOptions{MemoryBudget: c.budget})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer b.Close()
+				r := rand.New(rand.NewSource(int64(seed)))
+				for tab := 0; tab < c.tables; tab++ {
+					tb, err := b.Table(fmt.Sprintf("t%d", tab), &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+					if err != nil {
+						errs <- err
+						return
+					}
+					for _, i := range r.Perm(c.rows) {
+						if err := tb.Append(int64Key(int64(i)), val(seed, tab, i)); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}
+				if c.drop {
+					return
+				}
+				data, _, err := b.BuildToBytes()
+				if err != nil {
+					errs <- err
+					return
+				}
+				db, err := OpenBytes(data, &Options{Verify: true})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer db.Close()
+				for tab := 0; tab < c.tables; tab++ {
+					tt, _ := db.Table(fmt.Sprintf("t%d", tab))
+					if n := tt.Len(); n != uint64(c.rows) {
+						errs <- fmt.Errorf("%s: table %d has %d rows, want %d", c.name, tab, n, c.rows)
+						return
+					}
+					for i := 0; i < c.rows; i++ {
+						v, err := tt.Get(int64Key(int64(i)))
+						if err != nil || !bytes.Equal(v, val(seed, tab, i)) {
+							errs <- fmt.Errorf("%s: table %d row %d: %q, %v", c.name, tab, i, v, err)
+							return
+						}
+					}
+				}
+			}(round*100 + g)
+		}
+		for range cases {
+			<-done
+		}
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
