@@ -163,7 +163,16 @@ func (tr *tree) get(key []byte) (Value, error) {
 		if n, err = tr.child(ref, 0); err != nil {
 			return Value{}, err
 		}
-		i, found = leafSearch8(n.p, k)
+		if i, found = leafSearch8(n.p, k); found {
+			// getPlain's inline value: the leaf is a key-array page (checkNode
+			// requires it for k8 trees), so leafVal's layout test and the call
+			// through value are not needed unless the value overflows.
+			o := slotOff8(n.p, i)
+			if vl := le.Uint16(n.p[o:]); vl&f.OverflowFlag == 0 {
+				s := o + f.Leaf8EntryHeader
+				return Value{Data: n.p[s : s+int(vl) : s+int(vl)], pin: n.pin}, nil
+			}
+		}
 	} else {
 		var err error
 		if n, _, err = tr.seekLeaf(key); err != nil {
