@@ -384,6 +384,41 @@ EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const s
     return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
 }
 
+/* drydb__get_many_copy: drydb_get_many, then the values copied one after
+ * another into buf (cap bytes), so that a binding makes its value objects
+ * from one buffer (Python: one Struct.unpack_from for a batch of values of
+ * one length) rather than from one pointer each. Returns drydb_get_many's
+ * status, or DRYDB__NOT_COPIED when the values do not fit (or buf is NULL):
+ * vals and vlens then hold drydb_get_many's answer, to be read in place.
+ * Not in drydb.h: a binding's concern. A fault while copying (the file
+ * truncated underneath) sends the batch to Go, which reports it. */
+EXPORT int drydb__get_many_copy(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
+                                const uint8_t **vals, size_t *vlens, uint8_t *found,
+                                uint8_t *buf, size_t cap) {
+    int rc = drydb_get_many(t, n, keys, klens, vals, vlens, found);
+    if (rc != DRYDB_OK) return rc;
+    if (buf == NULL) return DRYDB__NOT_COPIED;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        total += vlens[i];
+        if (total > cap) return DRYDB__NOT_COPIED;
+    }
+    pthread_once(&guard_once, install_guard);
+    sigjmp_buf jb;
+    if (sigsetjmp(jb, 0) != 0) {
+        rc = drydb__get_many_go((uint64_t)(uintptr_t)t, n, keys, klens, vals, vlens, found);
+        return rc == DRYDB_OK ? DRYDB__NOT_COPIED : rc;
+    }
+    fault_jmp = &jb;
+    uint8_t *o = buf;
+    for (size_t i = 0; i < n; i++) {
+        if (vlens[i] != 0) memcpy(o, vals[i], vlens[i]); /* missing: NULL */
+        o += vlens[i];
+    }
+    fault_jmp = NULL;
+    return DRYDB_OK;
+}
+
 /* rank: the number of keys < key, and whether key is present (the
  * engine's tree.rank: one descent summing the branches' row counts). */
 static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uint64_t *out, int *found) {

@@ -15,6 +15,8 @@
 /* drydb__get_word / drydb__count_word results that are not answers */
 #define DRYDB__WORD_MISSING  (~0ull)
 #define DRYDB__WORD_ASK      (~0ull - 1)
+/* drydb__get_many_copy: the values did not fit the buffer (never a status) */
+#define DRYDB__NOT_COPIED    (-1)
 
 #define DRYDB__MAX_BATCH     ((size_t)1 << 24) /* drydb_get_many's n */
 

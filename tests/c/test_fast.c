@@ -19,6 +19,8 @@ uint64_t drydb__count_word(drydb_table *t, const uint8_t *lo, size_t lolen,
                            const uint8_t *hi, size_t hilen, unsigned kinds);
 uint64_t drydb__count_word_i64(drydb_table *t, int lo, int hi, unsigned kinds);
 uint64_t drydb__count_word_u64(drydb_table *t, int lo, int hi, unsigned kinds);
+int drydb__get_many_copy(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
+                         const uint8_t **vals, size_t *vlens, uint8_t *found, uint8_t *buf, size_t cap);
 #define WORD_MISSING (~0ull)
 #define WORD_ASK (~0ull - 1)
 
@@ -254,6 +256,24 @@ static void questions(drydb_table *tt, const struct table *t) {
                 const struct row *r = &t->rows[want[j]];
                 CHECK(found[j] && bvl[j] == r->vl && (r->vl == 0 || memcmp(bv[j], r->v, r->vl) == 0));
             }
+        }
+        /* the same batch copied into one buffer, or handed back when it
+         * does not fit */
+        static uint8_t cbuf[MAXB * MAXV];
+        size_t total = 0;
+        for (size_t j = 0; j < nb; j++) total += want[j] == t->n ? 0 : t->rows[want[j]].vl;
+        size_t cap = rnd() % 2 ? sizeof cbuf : total / 2;
+        rc = drydb__get_many_copy(tt, nb, keys, klens, bv, bvl, found, cbuf, cap);
+        CHECK(rc == (total <= cap ? DRYDB_OK : -1));
+        for (size_t j = 0, o = 0; j < nb; j++) {
+            if (want[j] == t->n) {
+                CHECK(!found[j] && bvl[j] == 0);
+                continue;
+            }
+            const struct row *r = &t->rows[want[j]];
+            const uint8_t *v = rc == DRYDB_OK ? cbuf + o : bv[j];
+            CHECK(found[j] && bvl[j] == r->vl && (r->vl == 0 || memcmp(v, r->v, r->vl) == 0));
+            o += bvl[j];
         }
     }
 }

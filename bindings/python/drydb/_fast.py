@@ -15,8 +15,10 @@ rely on:
 * int64/uint64 keys are encoded inline with a precompiled ``struct.Struct``
   (plus the sign bit for int64); other kinds call the key codec once.
   ``get_many`` packs a whole batch of int keys with one ``Struct`` (see
-  :func:`_pack_ints`) and copies values of one length with one precompiled
-  ``Struct.unpack_from`` each.
+  :func:`_pack_ints`) and calls ``drydb__get_many_copy``, which also copies
+  the batch's values into one buffer when they fit (64 KiB): values of one
+  length then become bytes objects through one ``Struct.unpack_from`` for
+  the whole batch; others are read through their pointers.
 * Library functions returning a status are called through a ctypes function
   class without a declared result type (``_lib._PyFunc``): the C ``int`` is read
   directly.
@@ -80,6 +82,10 @@ _EIGHTS = byref((c_size_t * _BATCH)(*([8] * _BATCH)))
 # drydb_range's max is its 9th argument: passed on the stack, where a plain
 # int would be a 4-byte C int under a size_t (its high half undefined)
 _MAX_ARG = c_size_t(_BATCH)
+# get_many's copy buffer (drydb__get_many_copy): a batch of values up to this
+# size comes back in one piece; its cap is the 9th argument, as _MAX_ARG
+_COPY_CAP = 64 << 10
+_COPY_ARG = c_size_t(_COPY_CAP)
 # The whole address space as bytes, for Struct.unpack_from at an address
 _MEMB = memoryview(_MEM).cast("B")
 _DEFAULT_INCL = (True, False)
@@ -122,7 +128,7 @@ class _Batch:
     """Arrays of one batch call (get_many or a scan), pooled like the outs."""
 
     __slots__ = ("ks", "kl", "vs", "vl", "found", "n", "rks", "rkl", "rvs", "rvl", "rn",
-                 "rfound", "mks", "mkl", "mvs", "mvl", "bks", "bvs", "bvl")
+                 "rfound", "mks", "mkl", "mvs", "mvl", "bks", "bvs", "bvl", "cp", "rcp")
 
     def __init__(self) -> None:
         self.ks, self.kl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
@@ -137,6 +143,8 @@ class _Batch:
         self.mvs, self.mvl = _u64s(self.vs), _u64s(self.vl)
         self.bks = memoryview(self.ks).cast("B")
         self.bvs, self.bvl = memoryview(self.vs).cast("B"), memoryview(self.vl).cast("B")
+        self.cp = (c_uint8 * _COPY_CAP)()
+        self.rcp = byref(self.cp)
 
 
 _batches: List[_Batch] = []
@@ -254,6 +262,20 @@ def _same_lengths(r: int, n: int) -> bytes:
 
 
 
+_splitters: Dict[Tuple[int, int], Any] = {}
+
+
+def _splitter(r: int, n: int) -> Any:
+    """Struct.unpack_from of n consecutive r-byte strings."""
+    k = (r, n)
+    f = _splitters.get(k)
+    if f is None:
+        if len(_splitters) > 64:
+            _splitters.clear()
+        f = _splitters[k] = struct.Struct("%ds" % r * n).unpack_from
+    return f
+
+
 def _unpacker(r: int) -> Any:
     """Struct.unpack_from of one r-byte string."""
     f = _unpackers.get(r)
@@ -280,6 +302,8 @@ def _build(paths: TablePaths, t: Any) -> None:
     harg = handle_arg(t._h.value)
     lget, lgm, lcount, lrange = L.get, L.get_many, L.count, L.range
     lgw, lcw = L._get_word, L._count_word
+    lgmc = L._get_many_copy
+    cap = _COPY_ARG
     # int keys as C ints, one function per encoding (see get below)
     if not kc.raw and kc.kind == KEY_UINT64:
         lgwi, lcwi = L._get_word_u64, L._count_word_u64
@@ -305,8 +329,8 @@ def _build(paths: TablePaths, t: Any) -> None:
         off = 0
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lget, lgm, lcount, lrange, lgw, lgwi, lcw, lcwi
-        lget = lgm = lcount = lrange = lgw = lgwi = lcw = lcwi = stub
+        nonlocal lget, lgm, lcount, lrange, lgw, lgwi, lcw, lcwi, lgmc
+        lget = lgm = lcount = lrange = lgw = lgwi = lcw = lcwi = lgmc = stub
 
     paths.kill = kill
 
@@ -519,6 +543,7 @@ def _build(paths: TablePaths, t: Any) -> None:
         b = _get_batch()
         try:
             rvs, rvl, found, rfound, mvs, mvl = b.rvs, b.rvl, b.found, b.rfound, b.mvs, b.mvl
+            cp, rcp = b.cp, b.rcp
             for i in range(0, total, _BATCH):
                 chunk = keys if total <= _BATCH else keys[i:i + _BATCH]
                 n = len(chunk)
@@ -532,11 +557,20 @@ def _build(paths: TablePaths, t: Any) -> None:
                     b.kl[:n] = [len(k) for k in ks]
                     klens = b.rkl
                     buf = b"".join(ks)
-                rc = lgm(harg, n, buf, klens, rvs, rvl, rfound)
-                if rc:
+                # the values copied into b.cp as well when they fit (rc 0),
+                # else (rc -1) read in place through the pointers
+                rc = lgmc(harg, n, buf, klens, rvs, rvl, rfound, rcp, cap)
+                if rc > 0:
                     raise fail(rc, "get_many")
                 fs = bytes(found)
-                if fs.count(0, 0, n):
+                if rc == 0 and not fs.count(0, 0, n) and \
+                        b.bvl[:8 * n].tobytes() == _same_lengths(mvl[0], n):
+                    # every key found, values of one length (fixed-size
+                    # rows): n bytes objects from one Struct call
+                    vals = list(_splitter(mvl[0], n)(cp))
+                    if vdec is not None:
+                        vals = [vdec(v) for v in vals]
+                elif fs.count(0, 0, n):
                     ps = mvs[:n].tolist()
                     ls = mvl[:n].tolist()
                     vals = [mem[p:p + m] if f else default for p, m, f in zip(ps, ls, fs)]

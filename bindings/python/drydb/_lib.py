@@ -110,7 +110,7 @@ _NAMES = [
     "builder_free", "free", "set_memory_limit", "set_gc_percent",
     # internal one-word answers for bindings (capi/fast.c): no out-parameters
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
-    "_count_word_u64",
+    "_count_word_u64", "_get_many_copy",
 ]
 
 
@@ -187,6 +187,7 @@ _get_word_u64: Any
 _count_word: Any
 _count_word_i64: Any
 _count_word_u64: Any
+_get_many_copy: Any
 
 
 def _candidates() -> List[str]:

@@ -249,3 +249,32 @@ def test_word_paths_at_their_edges(tmp_path):
                  lambda: count(None, 1 << 40), lambda: item(5)):
         with pytest.raises(drydb.ClosedError):
             call()
+
+
+def test_get_many_copy_paths(tmp_path):
+    """get_many's values come back copied into one buffer when they fit it
+    (64 KiB) and are read through pointers otherwise: batches on both sides
+    of the limit, with and without missing keys, equal and unequal lengths,
+    compressed tables, and a codec."""
+    p = str(tmp_path / "copy.drydb")
+    rows = {i: (b"%06d" % i) * 170 for i in range(0, 3000, 2)}  # 1,020 bytes each
+    short = {i: b"s%05d" % i for i in range(3000)}
+    uneven = {i: b"u" * (i % 50) for i in range(3000)}
+    with drydb.Builder(p) as b:
+        b.table("big", key="int64").add_many(sorted(rows.items()))
+        b.table("bigz", key="int64", compression="zstd").add_many(sorted(rows.items()))
+        b.table("short", key="uint64").add_many(sorted(short.items()))
+        b.table("uneven", key="int64").add_many(sorted(uneven.items()))
+        b.table("json", key="int64", codec="json").add_many((i, {"i": i}) for i in range(100))
+    rnd = random.Random(7)
+    with drydb.open(p) as db:
+        for name, ref in (("big", rows), ("bigz", rows), ("short", short), ("uneven", uneven)):
+            t = db[name]
+            for n in (1, 20, 64, 65, 256, 300, 700):  # 64 x 1,020 B fit the buffer, 65 do not
+                keys = [rnd.randrange(3000) for _ in range(n)]
+                assert t.get_many(keys) == [ref.get(k) for k in keys], (name, n)
+                present = [k for k in keys if k in ref]
+                assert t.get_many(present) == [ref[k] for k in present], (name, n)
+        j = db["json"]
+        assert j.get_many([5, 99, 100, 0]) == [{"i": 5}, {"i": 99}, None, {"i": 0}]
+        assert j.get_many(list(range(100))) == [{"i": i} for i in range(100)]
