@@ -501,3 +501,38 @@ func BenchmarkRange100Batch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetCompressedParallel is GetCompressed from 8 goroutines on
+// GOMAXPROCS threads: hits that take a lock or share a written cache line
+// show here.
+func BenchmarkGetCompressedParallel(b *testing.B) {
+	for _, c := range []Compression{{Kind: CompressZstd}, {Kind: CompressS2}} {
+		b.Run(fmt.Sprintf("%s-dict%v", c.Kind, c.Dictionary), func(b *testing.B) {
+			db := benchDB(b, 10_000, c)
+			defer db.Close()
+			t, _ := db.Table("bench")
+			keys := lcgKeys(10_000, 1024)
+			b.SetParallelism(4)
+			b.ReportAllocs()
+			b.ResetTimer()
+			var next sync.Mutex
+			phase := 0
+			b.RunParallel(func(pb *testing.PB) {
+				// each goroutine its own place in the stream, so that they
+				// do not all hit one page at once
+				next.Lock()
+				i := phase * 131
+				phase++
+				next.Unlock()
+				for pb.Next() {
+					v, err := t.GetPinned(keys[i%len(keys)])
+					if err != nil {
+						b.Fatal(err)
+					}
+					v.Release()
+					i++
+				}
+			})
+		})
+	}
+}

@@ -34,10 +34,10 @@ type cache struct {
 	slots  []slot
 	shards [cacheShards]cacheShard
 	missMu sync.Mutex
-	// hints maps a hash of the packed key to a slot (index+1) so that most
-	// hits take no lock: pin the slot, then check its tag. Hints may be
-	// stale or collide; the locked map stays the source of truth.
-	hints     []atomic.Int32
+	// hints maps a hash of the packed key to a slot so that hits take no
+	// lock: pin the slot, then check its tag. Hints may be stale or
+	// collide; the locked map stays the source of truth. See hintGroup.
+	hints     []atomic.Uint64
 	hintShift uint
 	oldHits   atomic.Uint64 // hits of slots since evicted
 	hand      int
@@ -67,14 +67,16 @@ type slot struct {
 	// slot changes hands), the high 32 bits the pins taken since the slot
 	// was loaded, which are its hits (folded into oldHits before they wrap
 	// and when the slot is evicted).
-	pin    atomic.Uint64
-	ref    atomic.Uint32
-	tag    atomic.Uint64 // packed key for the lock-free hit path; 0 = none
-	loaded atomic.Bool   // decoded without error
-	key    cacheKey
-	used   bool
-	ready  chan struct{} // closed when loaded; nil once settled
-	err    error
+	pin atomic.Uint64
+	ref atomic.Uint32
+	// tag is the packed key of the page, set only once it is decoded
+	// without error (so a matching tag means a readable page) and cleared
+	// when the slot is claimed for eviction; 0 = none.
+	tag   atomic.Uint64
+	key   cacheKey
+	used  bool
+	ready chan struct{} // closed when loaded; nil once settled
+	err   error
 	// trans is set only on the slot of a transient page; it lives outside
 	// the array and is never shared, so unpin frees the page instead.
 	trans *transient
@@ -100,10 +102,10 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	}
 	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n)}
 	hn := 1
-	for hn < 4*int(n) {
+	for hn < 8*int(n) {
 		hn <<= 1
 	}
-	c.hints = make([]atomic.Int32, hn)
+	c.hints = make([]atomic.Uint64, hn)
 	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
 	for i := range c.shards {
 		c.shards[i].m = map[cacheKey]int32{}
@@ -168,47 +170,84 @@ func (c *cache) claim(s *slot) bool {
 
 func packTag(t *tree, off uint64) uint64 { return uint64(t.cacheID)<<48 | off }
 
-// hintAt returns the two hint buckets of a tag (neighbours, so one cache
-// line): a tag whose first bucket another page holds goes to the second, so
-// that colliding pages rarely fall back to the locked map.
-func (c *cache) hintAt(tag uint64) (*atomic.Int32, *atomic.Int32) {
-	b := (tag * 0x9E3779B97F4A7C15) >> c.hintShift
-	return &c.hints[b], &c.hints[b^1]
+// Hints come in groups of hintWays entries (32 bytes, inside one cache
+// line). An entry is (slot index+1)<<32 | fingerprint, the fingerprint
+// being 32 other bits of the tag's hash (never 0), so a probe compares
+// entries without touching the slots of other pages, and only the one
+// whose fingerprint matches is checked against its slot's tag. With two
+// buckets a page per ~16 found both taken and took the locked map on every
+// hit; with four ways and 8 entries a slot (half a page a group on
+// average) a full group is rare.
+const hintWays = 4
+
+// hintGroup returns the hint group of a tag and the tag's fingerprint.
+func (c *cache) hintGroup(tag uint64) (*[hintWays]atomic.Uint64, uint32) {
+	h := tag * 0x9E3779B97F4A7C15
+	g := (h >> c.hintShift) &^ (hintWays - 1)
+	return (*[hintWays]atomic.Uint64)(c.hints[g : g+hintWays]), uint32(h>>16) | 1
 }
 
-// setHint records slot i (just loaded with tag): in the first bucket,
-// unless a live slot of another page holds it.
+// setHint records slot i, just loaded with tag. It takes an entry that
+// already names slot i or is empty, else one that no longer describes its
+// slot (the slot was evicted or holds a page whose fingerprint differs),
+// else the entry picked by the fingerprint. Loaders of the same group
+// race through compare-and-swap; losing only costs a hint.
 func (c *cache) setHint(tag uint64, i int32) {
-	h1, h2 := c.hintAt(tag)
-	if j := h1.Load(); j > 0 {
-		if other := c.slots[j-1].tag.Load(); other != 0 && other != tag {
-			h2.Store(i + 1)
+	grp, fp := c.hintGroup(tag)
+	want := uint64(i+1)<<32 | uint64(fp)
+	for {
+		pick := -1
+		for w := range grp {
+			e := grp[w].Load()
+			if e == 0 || int32(e>>32) == i+1 {
+				pick = w
+				break
+			}
+			if pick < 0 {
+				other := c.slots[int32(e>>32)-1].tag.Load()
+				if other == 0 || c.fingerprint(other) != uint32(e) {
+					pick = w
+				}
+			}
+		}
+		if pick < 0 {
+			pick = int(fp>>1) % hintWays
+		}
+		old := grp[pick].Load()
+		if grp[pick].CompareAndSwap(old, want) {
 			return
 		}
 	}
-	h1.Store(i + 1)
+}
+
+func (c *cache) fingerprint(tag uint64) uint32 {
+	_, fp := c.hintGroup(tag)
+	return fp
 }
 
 // get returns the decoded leaf at block offset off of tree t, pinned.
 func (c *cache) get(t *tree, off uint64) (node, error) {
 	tag := packTag(t, off)
-	h1, h2 := c.hintAt(tag)
-	j := h1.Load()
-	if j <= 0 || c.slots[j-1].tag.Load() != tag {
-		j = h2.Load()
-	}
-	if j > 0 {
-		s := &c.slots[j-1]
-		if s.tag.Load() == tag {
-			if c.take(s) {
-				if s.tag.Load() == tag && s.loaded.Load() {
-					if s.ref.Load() == 0 {
-						s.ref.Store(1)
-					}
-					return node{p: c.slotMem(j - 1), pin: s}, nil
+	grp, fp := c.hintGroup(tag)
+	for w := range grp {
+		e := grp[w].Load()
+		if uint32(e) != fp {
+			continue
+		}
+		j := int32(e>>32) - 1
+		s := &c.slots[j]
+		// The tag is checked before the pin (a hint pointing elsewhere
+		// costs no atomic add) and again after it: between the two the
+		// slot may have been evicted and reloaded with another page; once
+		// pinned it cannot be.
+		if s.tag.Load() == tag && c.take(s) {
+			if s.tag.Load() == tag {
+				if s.ref.Load() == 0 {
+					s.ref.Store(1)
 				}
-				s.pin.Add(-hitPin & (1<<64 - 1)) // not this page after all: no hit
+				return node{p: c.slotMem(j), pin: s}, nil
 			}
+			s.pin.Add(-hitPin & (1<<64 - 1)) // not this page after all: no hit
 		}
 	}
 	k := cacheKey{t, off}
@@ -256,7 +295,6 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	s.ready = make(chan struct{})
 	s.ref.Store(1)
 	tag := packTag(t, k.off)
-	s.tag.Store(tag)
 	// Hand over: our pin, plus any readers backing off. Adding 1-evicting to
 	// the low half carries one into the high half; the -1<<32 undoes it.
 	handOver := int64(1-evicting) - 1<<32
@@ -269,7 +307,7 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	p, err := c.decode(t, k.off, c.slotMem(i))
 	s.err = err
 	if err == nil {
-		s.loaded.Store(true)
+		s.tag.Store(tag) // after the page's bytes: see slot.tag
 		c.setHint(tag, i)
 	}
 	close(s.ready)
@@ -329,7 +367,6 @@ func (c *cache) victim() int32 {
 			continue
 		}
 		s.tag.Store(0)
-		s.loaded.Store(false)
 		delete(sh.m, s.key)
 		sh.mu.Unlock()
 		c.evictions.Add(1)

@@ -158,3 +158,91 @@ func TestCacheHitZeroAllocs(t *testing.T) {
 		t.Errorf("GetPinned+Release allocates %.1f times per call", a)
 	}
 }
+
+func slotIndex(c *cache, s *slot) int {
+	return int((uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&c.slots[0]))) / unsafe.Sizeof(slot{}))
+}
+
+// A hint that names the wrong slot (left behind when its page's slot was
+// reused by another page) is caught by the tag check: the read gets its
+// own page, through the locked map, and the other slot is neither pinned
+// nor credited with a hit.
+func TestCacheStaleHint(t *testing.T) {
+	const n = 5000
+	db, tbl := cacheDB(t, n, Compression{Kind: CompressS2}, 1<<20)
+	c := db.cache
+	va, err := tbl.GetPinned(int64Key(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vb, err := tbl.GetPinned(int64Key(n - 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sa, sb := va.pin, vb.pin
+	if sa == nil || sb == nil || sa == sb {
+		t.Fatal("want two cached leaves")
+	}
+	va.Release()
+	vb.Release()
+	grp, fp := c.hintGroup(sa.tag.Load())
+	for w := range grp { // every way names b's slot under a's fingerprint
+		grp[w].Store(uint64(slotIndex(c, sb)+1)<<32 | uint64(fp))
+	}
+	hitsB := sb.pin.Load() >> 32
+	for r := 0; r < 3; r++ {
+		v, err := tbl.GetPinned(int64Key(0))
+		if err != nil || !bytes.Equal(v.Data, wantVal(0)) {
+			t.Fatalf("read through a stale hint: %x, %v", v.Data, err)
+		}
+		if v.pin != sa {
+			t.Fatalf("read through a stale hint pinned slot %d, want %d", slotIndex(c, v.pin), slotIndex(c, sa))
+		}
+		v.Release()
+	}
+	if sb.pins() != 0 || sb.pin.Load()>>32 != hitsB {
+		t.Fatalf("the hinted slot was pinned or credited: %d pins, %d hits (had %d)", sb.pins(), sb.pin.Load()>>32, hitsB)
+	}
+	if st := db.CacheStats(); st.Misses != 2 {
+		t.Fatalf("stale hint caused a reload: %+v", st)
+	}
+}
+
+// After a page is loaded every cached page can be found through its hint
+// group (no page is left to the locked map) on the benchmark's shape.
+func TestCacheHintsCoverResidentPages(t *testing.T) {
+	for _, comp := range []Compression{{Kind: CompressS2}, {Kind: CompressZstd}} {
+		db, tbl := cacheDB(t, 20000, comp, 1<<22)
+		for i := 0; i < 20000; i += 5 {
+			v, err := tbl.GetPinned(int64Key(int64(i)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			v.Release()
+		}
+		c := db.cache
+		pages, lost := 0, 0
+		for i := range c.slots {
+			tag := c.slots[i].tag.Load()
+			if tag == 0 {
+				continue
+			}
+			pages++
+			grp, fp := c.hintGroup(tag)
+			found := false
+			for w := range grp {
+				e := grp[w].Load()
+				found = found || uint32(e) == fp && int(e>>32)-1 == i
+			}
+			if !found {
+				lost++
+			}
+		}
+		// Four ways at half a page a group: a full group is a rare event,
+		// so allow one, not a steady share.
+		t.Logf("%v: %d pages, %d without a hint", comp.Kind, pages, lost)
+		if pages < 100 || lost > 1 {
+			t.Fatalf("%v: %d of %d cached pages have no hint", comp.Kind, lost, pages)
+		}
+	}
+}
