@@ -367,7 +367,11 @@ func (c *cache) victim() int32 {
 			continue
 		}
 		s.tag.Store(0)
-		delete(sh.m, s.key)
+		// A slot whose decode failed kept its key but left the map; the
+		// page may since live in another slot, whose entry must stay.
+		if j, ok := sh.m[s.key]; ok && j == i {
+			delete(sh.m, s.key)
+		}
 		sh.mu.Unlock()
 		c.evictions.Add(1)
 		s.used = false
