@@ -2,7 +2,9 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"unsafe"
 
@@ -244,5 +246,64 @@ func TestCacheHintsCoverResidentPages(t *testing.T) {
 		if pages < 100 || lost > 1 {
 			t.Fatalf("%v: %d of %d cached pages have no hint", comp.Kind, lost, pages)
 		}
+	}
+}
+
+// flakyFilter fails decoding while fail is set.
+type flakyFilter struct{ fail *atomic.Bool }
+
+func (f flakyFilter) Encode(dst, src []byte) ([]byte, error) { return append(dst, src...), nil }
+func (f flakyFilter) Decode(dst, src []byte) ([]byte, error) {
+	if f.fail.Load() {
+		return nil, errors.New("injected decode failure")
+	}
+	return append(dst, src...), nil
+}
+
+// A page whose first decode failed and that then loaded into another slot
+// keeps its map entry when the failed slot is evicted: a read through the
+// locked map (no hints) still hits it instead of decoding it again.
+func TestCacheEvictFailedSlotKeepsPage(t *testing.T) {
+	var fail atomic.Bool
+	RegisterFilter("test-flaky", flakyFilter{&fail})
+	const n = 20000
+	db, tbl := cacheDB(t, n, Compression{Kind: CompressS2, Filter: "test-flaky"}, 64*512)
+	c := db.cache
+	key := int64Key(n / 2)
+	fail.Store(true)
+	if _, err := tbl.GetPinned(key); err == nil {
+		t.Fatal("injected failure did not fail the read")
+	}
+	fail.Store(false)
+	v, err := tbl.GetPinned(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Release()
+	home := v.pin
+	// Read every other leaf: the failed slot is evicted on the way, while
+	// the pin keeps the page's slot.
+	for i := 0; i < n; i += 5 {
+		w, err := tbl.GetPinned(int64Key(int64(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Release()
+	}
+	if db.CacheStats().Evictions < uint64(len(c.slots)) {
+		t.Fatal("too few evictions to have reused every slot")
+	}
+	for i := range c.hints {
+		c.hints[i].Store(0)
+	}
+	misses := db.CacheStats().Misses
+	w, err := tbl.GetPinned(key)
+	if err != nil || !bytes.Equal(w.Data, wantVal(n/2)) {
+		t.Fatal(err)
+	}
+	got := w.pin
+	w.Release()
+	if got != home || db.CacheStats().Misses != misses {
+		t.Fatalf("the page was decoded again (misses %d -> %d)", misses, db.CacheStats().Misses)
 	}
 }
