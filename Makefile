@@ -23,8 +23,10 @@ BUILD   := build
 MAXSIZE := 3145728
 
 # -s -w: no symbol table or DWARF (size); the SONAME lets programs link
-# against libdrydb.so.0 and survive compatible upgrades.
-LDFLAGS := -s -w -extldflags '-Wl,-soname,libdrydb.so.$(SOMAJOR)'
+# against libdrydb.so.0 and survive compatible upgrades; the version script
+# exports drydb_* only (not cgo's _cgo_* glue).
+SOFLAGS := -Wl,-soname,libdrydb.so.$(SOMAJOR) -Wl,--version-script=$(CURDIR)/capi/exports.map
+LDFLAGS := -s -w -extldflags '$(SOFLAGS)'
 GOFLAGS_LIB := -trimpath -buildvcs=false
 
 .PHONY: all lib archive cli check-size test test-go test-c test-python test-csharp \
@@ -100,7 +102,7 @@ test-valgrind:
 # pointer write for Go pointers escaping into C memory.
 test-cgocheck2:
 	$(CMAKE) -E make_directory $(BUILD)/cgocheck2
-	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="-extldflags '-Wl,-soname,libdrydb.so.$(SOMAJOR)'" -o $(BUILD)/cgocheck2/libdrydb.so ./capi
+	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="-extldflags '$(SOFLAGS)'" -o $(BUILD)/cgocheck2/libdrydb.so ./capi
 	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -o $(BUILD)/cgocheck2/libdrydb.a ./capi
 	rm -f $(BUILD)/cgocheck2/libdrydb.h
 	ln -sf libdrydb.so $(BUILD)/cgocheck2/libdrydb.so.$(SOMAJOR)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # The functions declared in include/drydb.h are exactly the drydb_ functions
 # libdrydb.so exports (static inline key helpers and drydb__ internals
-# excluded), and the cgo-generated header is not next to the library.
+# excluded), nothing else is exported (capi/exports.map keeps cgo's _cgo_*
+# glue and the Go runtime inside), and the cgo-generated header is not next
+# to the library.
 set -eu
 lib=$1
 header=$2
@@ -12,6 +14,11 @@ nm -D --defined-only "$lib" | awk '{print $3}' | grep '^drydb_' | grep -v '^dryd
 grep -E '^DRYDB_API' "$header" | sed -E 's/\(.*//; s/.*[ *]//' | sort -u > "$tmp.hdr"
 if ! diff -u "$tmp.hdr" "$tmp.lib"; then
     echo "header (-) and exports (+) differ" >&2
+    exit 1
+fi
+others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^drydb_' || true)
+if [ -n "$others" ]; then
+    echo "libdrydb.so exports symbols outside drydb_*:" $others >&2
     exit 1
 fi
 n=$(wc -l < "$tmp.hdr")
