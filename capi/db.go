@@ -23,6 +23,7 @@ import (
 type dbObj struct {
 	db      *engine.DB
 	mapping []byte  // our own mmap of the file; nil for drydb_open_memory
+	file    *file   // the mapped file, kept open to tell whether it changed
 	lo, hi  uintptr // address range of the image: data inside is returned zero-copy
 	handle  uintptr
 
@@ -177,24 +178,30 @@ func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uin
 	if err != nil {
 		return fail(err)
 	}
-	defer fh.Close()
 	st, err := fh.Stat()
 	if err != nil {
+		fh.Close()
 		return fail(err)
 	}
+	fl := &file{f: fh, name: name, at: stampOf(st)}
 	if int64(int(st.Size())) != st.Size() || st.Size() > 1<<46 {
+		fh.Close()
 		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, st.Size())
 	}
 	var data []byte
 	if st.Size() > 0 {
 		data, err = syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {
+			fh.Close()
 			return failf(codeIO, "mapping %s: %v", name, err)
 		}
 	}
-	rc = openImage(data, true, opts, out)
-	if rc != codeOK && data != nil {
-		syscall.Munmap(data)
+	rc = openImage(data, fl, opts, out)
+	if rc != codeOK {
+		if data != nil {
+			syscall.Munmap(data)
+		}
+		fh.Close()
 	}
 	return rc
 }
@@ -213,18 +220,20 @@ func drydb_open_memory(data unsafe.Pointer, n C.size_t, flags C.uint32_t, cacheB
 	if rc != codeOK {
 		return rc
 	}
-	return openImage(b, false, opts, out)
+	return openImage(b, nil, opts, out)
 }
 
-func openImage(data []byte, mapped bool, opts *engine.Options, out *C.uintptr_t) (rc C.int) {
+// openImage opens the database in data: a mapping of fl, or the caller's
+// memory when fl is nil.
+func openImage(data []byte, fl *file, opts *engine.Options, out *C.uintptr_t) (rc C.int) {
 	defer debug.SetPanicOnFault(faults())
 	db, err := engine.OpenBytes(data, opts)
 	if err != nil {
 		return fail(err)
 	}
 	d := &dbObj{db: db, tabs: map[string]uintptr{}, kids: map[uintptr]func(){}, meta: map[string]cbuf{}}
-	if mapped {
-		d.mapping = data
+	if fl != nil {
+		d.mapping, d.file = data, fl
 	}
 	if len(data) > 0 {
 		d.lo = uintptr(unsafe.Pointer(unsafe.SliceData(data)))
@@ -249,8 +258,12 @@ func openImage(data []byte, mapped bool, opts *engine.Options, out *C.uintptr_t)
 	}
 	d.handle = newHandle(kindDB, d)
 	if d.handle == 0 {
+		d.file = nil // the caller closes it
 		d.release()
 		return failf(codeNoMem, "too many open handles")
+	}
+	if d.file != nil {
+		openFiles.Store(d, d.file)
 	}
 	*out = C.uintptr_t(d.handle)
 	return codeOK
@@ -271,6 +284,11 @@ func (d *dbObj) release() {
 	if d.mapping != nil {
 		syscall.Munmap(d.mapping)
 		d.mapping = nil
+	}
+	if d.file != nil {
+		openFiles.Delete(d)
+		d.file.f.Close()
+		d.file = nil
 	}
 	for _, p := range d.names {
 		C.free(unsafe.Pointer(p))

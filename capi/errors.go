@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"runtime"
 	"runtime/debug"
 	"syscall"
 	"unsafe"
@@ -129,11 +130,20 @@ func guard(rc *C.int) {
 	if r == nil {
 		return
 	}
+	*rc = recovered(r)
+}
+
+// recovered is the status of a recovered panic r (see changed.go).
+func recovered(r any) C.int {
 	if _, ok := r.(faultAddr); ok {
-		*rc = failf(codeCorrupt, "memory fault reading the database (was the file truncated or changed while open?): %v", r)
-		return
+		return failf(codeCorrupt, "memory fault reading the database (was the file truncated or changed while open?): %v", r)
 	}
-	*rc = failf(codeInternal, "internal error: %v\n%s", r, debug.Stack())
+	if _, ok := r.(runtime.Error); ok {
+		if name := changedFile(); name != "" {
+			return failf(codeCorrupt, "%s was written to while open (replace a database file by renaming a new one over it): %v", name, r)
+		}
+	}
+	return failf(codeInternal, "internal error: %v\n%s", r, debug.Stack())
 }
 
 // tableCall is the single deferred exit of the hot table exports. One defer
@@ -151,11 +161,7 @@ func (c *tableCall) exit(rc *C.int) {
 		c.t.d.leave()
 	}
 	if r := recover(); r != nil {
-		if _, ok := r.(faultAddr); ok {
-			*rc = failf(codeCorrupt, "memory fault reading the database (was the file truncated or changed while open?): %v", r)
-			return
-		}
-		*rc = failf(codeInternal, "internal error: %v\n%s", r, debug.Stack())
+		*rc = recovered(r)
 	}
 }
 

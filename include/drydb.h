@@ -71,6 +71,12 @@
  *   - The runtime installs handlers for SIGSEGV, SIGBUS, SIGFPE, SIGPIPE and
  *     SIGURG and adds SA_ONSTACK to other handlers. A file truncated under an
  *     open database gives DRYDB_CORRUPT or DRYDB_IO, not SIGBUS.
+ *   - Replace a database file by renaming a new one over it (as the builder
+ *     does): open handles keep reading the old file. A file written to in
+ *     place while open is outside what checksums can promise (a page is
+ *     checked when first read, then trusted): reads of it give
+ *     DRYDB_CORRUPT (the library fstat()s open files when a read goes out of
+ *     bounds), the old answers, or answers from the new bytes.
  *   - For the C lookups above, the first drydb_table_open of an uncompressed
  *     table also installs a SIGBUS and SIGSEGV handler (SA_ONSTACK |
  *     SA_SIGINFO | SA_NODEFER) that catches a fault raised inside such a
