@@ -191,7 +191,7 @@ namespace DryDB
         }
 
 #if NETCOREAPP || NETSTANDARD2_1
-        // Span overloads (.NET builds only; Mono's mcs stops at C# 7.2).
+        // Span overloads (.NET builds; `make test-span` compiles them with mcs too).
 
         public bool TryGet(ReadOnlySpan<byte> key, out byte[] value)
         {
