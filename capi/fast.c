@@ -241,6 +241,7 @@ static inline size_t upper8(const uint8_t *keys, size_t m, uint64_t k) {
     uint64_t last = u64be(keys + 8 * (m - 1));
     if (k >= last) return m;
     uint64_t d = k - first, s = last - first;
+    if (s == m - 1) return (size_t)d + 1; /* consecutive keys: no division */
     if ((int64_t)s < 0) { d >>= 1; s >>= 1; }
     size_t g = (size_t)((double)(int64_t)d / (double)(int64_t)s * (double)(m - 1) + 1e-6) + 1;
     if (g > m - 1) g = m - 1;

@@ -168,6 +168,11 @@ func upperBound8(keys []byte, k uint64) int {
 	// it. Signed conversions are single instructions: halve a span that
 	// does not fit in int64.
 	d, s := k-first, last-first
+	if s == uint64(m-1) {
+		// consecutive keys (dense ids, the common case of int tables):
+		// k's rank is its distance from the first, no division needed
+		return int(d) + 1
+	}
 	if int64(s) < 0 {
 		d, s = d>>1, s>>1
 	}
