@@ -246,45 +246,35 @@ def _pack_ints(chunk: List[Any], signed: bool) -> Optional[bytes]:
     return raw
 
 
-_unpackers: Dict[int, Any] = {}
+def _memo(cache: Dict[Any, Any], limit: int, key: Any, make: Callable[[], Any]) -> Any:
+    """cache[key], made by make() the first time; the cache is emptied when
+    it holds more than limit entries (batch shapes are few in practice)."""
+    v = cache.get(key)
+    if v is None:
+        if len(cache) > limit:
+            cache.clear()
+        v = cache[key] = make()
+    return v
+
+
 _lengths: Dict[Tuple[int, int], bytes] = {}
+_splitters: Dict[Tuple[int, int], Any] = {}
+_unpackers: Dict[int, Any] = {}
 
 
 def _same_lengths(r: int, n: int) -> bytes:
     """The bytes of n size_t equal to r (a batch whose values all have length r)."""
-    k = (r, n)
-    v = _lengths.get(k)
-    if v is None:
-        if len(_lengths) > 64:
-            _lengths.clear()
-        v = _lengths[k] = r.to_bytes(8, sys.byteorder) * n
-    return v
-
-
-
-_splitters: Dict[Tuple[int, int], Any] = {}
+    return _memo(_lengths, 64, (r, n), lambda: r.to_bytes(8, sys.byteorder) * n)
 
 
 def _splitter(r: int, n: int) -> Any:
     """Struct.unpack_from of n consecutive r-byte strings."""
-    k = (r, n)
-    f = _splitters.get(k)
-    if f is None:
-        if len(_splitters) > 64:
-            _splitters.clear()
-        f = _splitters[k] = struct.Struct("%ds" % r * n).unpack_from
-    return f
+    return _memo(_splitters, 64, (r, n), lambda: struct.Struct("%ds" % r * n).unpack_from)
 
 
 def _unpacker(r: int) -> Any:
     """Struct.unpack_from of one r-byte string."""
-    f = _unpackers.get(r)
-    if f is None:
-        f = struct.Struct("%ds" % r).unpack_from
-        if len(_unpackers) > 256:
-            _unpackers.clear()
-        _unpackers[r] = f
-    return f
+    return _memo(_unpackers, 256, r, lambda: struct.Struct("%ds" % r).unpack_from)
 
 
 def _prefix_bounds(p: bytes) -> Tuple[bytes, int, bytes, int]:
