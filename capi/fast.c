@@ -548,6 +548,62 @@ static inline uint64_t get_word_int(drydb_table *t, int key, int kind) {
 EXPORT uint64_t drydb__get_word_i64(drydb_table *t, int key) { return get_word_int(t, key, DRYDB_KEY_INT64); }
 EXPORT uint64_t drydb__get_word_u64(drydb_table *t, int key) { return get_word_int(t, key, DRYDB_KEY_UINT64); }
 
+/* ---- Python objects for the Python binding ----
+ *
+ * ctypes turns a word into bytes in ~130 ns of Python arithmetic and
+ * slicing; CPython's own PyBytes_FromStringAndSize does it in ~30. The
+ * Python binding hands this library, once, the addresses of that function
+ * and of Py_IncRef and two sentinel objects (drydb__py_init); the
+ * drydb__py_get* functions then return a new reference: the value as
+ * bytes, the MISSING sentinel, or the ASK sentinel (an error, or a value
+ * the caller reads through drydb_get). The library does not link against
+ * Python: the functions are only called through ctypes' PyDLL, with the GIL
+ * held, and ctypes' py_object result takes the reference. A NULL result
+ * (out of memory) carries Python's MemoryError. */
+typedef void *(*py_bytes_fn)(const char *, ptrdiff_t);
+typedef void (*py_incref_fn)(void *);
+static py_bytes_fn py_bytes;
+static py_incref_fn py_incref;
+static void *py_missing, *py_ask;
+
+EXPORT int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask) {
+    if (bytes_fn == NULL || incref_fn == NULL || missing == NULL || ask == NULL) return DRYDB_INVALID;
+    /* the same addresses on every call of one process (the binding calls
+     * it once per load); kept for the life of the process */
+    py_bytes = (py_bytes_fn)bytes_fn;
+    py_incref = (py_incref_fn)incref_fn;
+    py_missing = missing;
+    py_ask = ask;
+    return DRYDB_OK;
+}
+
+static void *py_answer(int rc, const uint8_t *v, size_t n) {
+    if (py_bytes == NULL) return NULL; /* never initialised: ctypes raises */
+    if (rc == DRYDB_OK && n <= (size_t)PTRDIFF_MAX) return py_bytes((const char *)v, (ptrdiff_t)n);
+    void *s = rc == DRYDB_NOTFOUND ? py_missing : py_ask;
+    py_incref(s);
+    return s;
+}
+
+EXPORT void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen) {
+    const uint8_t *v = NULL;
+    size_t n = 0;
+    int rc = drydb_get(t, key, klen, &v, &n);
+    return py_answer(rc, v, n);
+}
+
+static inline void *py_get_int(drydb_table *t, int key, int kind) {
+    uint8_t k[8];
+    const uint8_t *v = NULL;
+    size_t n = 0;
+    if (!int_key(k, key, kind)) return py_answer(DRYDB_BADKEY, NULL, 0);
+    int rc = drydb_get(t, k, 8, &v, &n);
+    return py_answer(rc, v, n);
+}
+
+EXPORT void *drydb__py_get_i64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_INT64); }
+EXPORT void *drydb__py_get_u64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_UINT64); }
+
 /* drydb__count_word: drydb_count with both bound kinds in one argument
  * (lokind | hikind << 4) and the count as the result, or DRYDB__WORD_ASK
  * on any error (no table holds 2^64 - 1 rows): the caller then calls

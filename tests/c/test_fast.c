@@ -21,6 +21,9 @@ uint64_t drydb__count_word_i64(drydb_table *t, int lo, int hi, unsigned kinds);
 uint64_t drydb__count_word_u64(drydb_table *t, int lo, int hi, unsigned kinds);
 int drydb__get_many_copy(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
                          const uint8_t **vals, size_t *vlens, uint8_t *found, uint8_t *buf, size_t cap);
+int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask);
+void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
+void *drydb__py_get_i64(drydb_table *t, int key);
 #define WORD_MISSING (~0ull)
 #define WORD_ASK (~0ull - 1)
 
@@ -322,6 +325,50 @@ static void int_words(drydb_table *tt, int kind) {
     CHECK(drydb__get_word(tt, (const uint8_t *)"1234567", 7) == WORD_ASK);
 }
 
+/* drydb__py_get* with stand-ins for CPython's functions: what the Python
+ * binding gets, checked against drydb_get. */
+struct fake_bytes { const char *p; ptrdiff_t n; };
+static struct fake_bytes made;
+static int missing_obj, ask_obj, increfs;
+static void *fake_bytes(const char *p, ptrdiff_t n) { made.p = p; made.n = n; return &made; }
+static void fake_incref(void *o) { (void)o; increfs++; }
+
+static void py_paths(drydb_table *tt, const struct table *t) {
+    CHECK(drydb__py_init(NULL, (void *)fake_incref, &missing_obj, &ask_obj) == DRYDB_INVALID);
+    OK(drydb__py_init((void *)fake_bytes, (void *)fake_incref, &missing_obj, &ask_obj));
+    for (size_t i = 0; i < t->n; i += 7) {
+        const struct row *r = &t->rows[i];
+        increfs = 0;
+        CHECK(drydb__py_get(tt, r->k, r->kl) == &made && increfs == 0);
+        CHECK((size_t)made.n == r->vl && (r->vl == 0 || memcmp(made.p, r->v, r->vl) == 0));
+    }
+    uint8_t k[MAXK] = {0};
+    size_t kl = make_key(t->kind, k);
+    int found = 0;
+    for (size_t i = 0; i < t->n; i++) found |= cmp(t->rows[i].k, t->rows[i].kl, k, kl) == 0;
+    increfs = 0;
+    void *o = drydb__py_get(tt, k, kl);
+    if (!found) {
+        if (t->kind == DRYDB_KEY_STRING && o == &ask_obj) { /* not UTF-8: Go refuses it */ }
+        else CHECK(o == &missing_obj && increfs == 1);
+    }
+    if (t->kind == DRYDB_KEY_INT64) {
+        increfs = 0;
+        CHECK(drydb__py_get(tt, k, 7) == &ask_obj && increfs == 1); /* bad width: an error */
+        for (int key = -3; key < 40; key++) {
+            uint8_t e[8];
+            uint64_t x = (uint64_t)(int64_t)key ^ (1ull << 63);
+            for (int j = 0; j < 8; j++) e[j] = (uint8_t)(x >> (56 - 8 * j));
+            const uint8_t *v;
+            size_t vl;
+            int rc = drydb_get(tt, e, 8, &v, &vl);
+            void *p = drydb__py_get_i64(tt, key);
+            if (rc == DRYDB_NOTFOUND) CHECK(p == &missing_obj);
+            else CHECK(rc == DRYDB_OK && p == &made && (size_t)made.n == vl);
+        }
+    }
+}
+
 int main(void) {
     struct table tabs[] = {
         {"i64", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0},
@@ -351,6 +398,7 @@ int main(void) {
             questions(tt, &tabs[i]); /* warm */
             if (tabs[i].kind == DRYDB_KEY_INT64 || tabs[i].kind == DRYDB_KEY_UINT64)
                 int_words(tt, tabs[i].kind);
+            py_paths(tt, &tabs[i]);
         }
         /* arguments the fast path passes to Go for the error */
         drydb_table *tt;
@@ -372,6 +420,7 @@ int main(void) {
         CHECK(drydb__get_word(tt, seven, 8) == WORD_ASK);
         CHECK(drydb__get_word_i64(tt, 5) == WORD_ASK);
         CHECK(drydb__count_word_i64(tt, 1, 5, 0x21) == WORD_ASK);
+        CHECK(drydb__py_get_i64(tt, 5) == &ask_obj);
         OK(drydb_close(truth));
         for (int i = 0; i < NT; i++) {
             for (size_t j = 0; j < tabs[i].n; j++) free(tabs[i].rows[j].v);

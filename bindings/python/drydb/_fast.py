@@ -22,7 +22,12 @@ rely on:
 * Library functions returning a status are called through a ctypes function
   class without a declared result type (``_lib._PyFunc``): the C ``int`` is read
   directly.
-* get, ``[]``, ``in`` and count call the library's one-word functions
+* get and ``[]`` call ``drydb__py_get*`` (capi/fast.c), which return the
+  value as a bytes object made in C by CPython's ``PyBytes_FromStringAndSize``
+  (its address is given to the library once, at load: the library does not
+  link against Python), or one of two sentinels (absent; ask ``drydb_get``).
+  ctypes' ``py_object`` result takes the new reference.
+* ``get(view=True)``, ``in`` and count call the library's one-word functions
   (``drydb__get_word*``, ``drydb__count_word*`` in capi/fast.c): the answer
   is the return value (a value's address and length packed in one integer, a
   count), so no out-parameter is converted or read; an int key in the C int
@@ -293,12 +298,14 @@ def _build(paths: TablePaths, t: Any) -> None:
     lget, lgm, lcount, lrange = L.get, L.get_many, L.count, L.range
     lgw, lcw = L._get_word, L._count_word
     lgmc = L._get_many_copy
+    lpg = L._py_get
     cap = _COPY_ARG
     # int keys as C ints, one function per encoding (see get below)
     if not kc.raw and kc.kind == KEY_UINT64:
-        lgwi, lcwi = L._get_word_u64, L._count_word_u64
+        lgwi, lcwi, lpgi = L._get_word_u64, L._count_word_u64, L._py_get_u64
     else:
-        lgwi, lcwi = L._get_word_i64, L._count_word_i64
+        lgwi, lcwi, lpgi = L._get_word_i64, L._count_word_i64, L._py_get_i64
+    absent, ask_ = L.PY_MISSING, L.PY_ASK
     top, missing, ask = _WORD_TOP, _WORD_MISSING, _WORD_ASK
     mem = _MEM
     memb = _MEMB
@@ -319,8 +326,8 @@ def _build(paths: TablePaths, t: Any) -> None:
         off = 0
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lget, lgm, lcount, lrange, lgw, lgwi, lcw, lcwi, lgmc
-        lget = lgm = lcount = lrange = lgw = lgwi = lcw = lcwi = lgmc = stub
+        nonlocal lget, lgm, lcount, lrange, lgw, lgwi, lcw, lcwi, lgmc, lpg, lpgi
+        lget = lgm = lcount = lrange = lgw = lgwi = lcw = lcwi = lgmc = lpg = lpgi = stub
 
     paths.kill = kill
 
@@ -364,16 +371,19 @@ def _build(paths: TablePaths, t: Any) -> None:
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
             try:
                 if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
-                    w = lgwi(harg, key)
-                    if w < top:
-                        if view:
+                    if view:
+                        w = lgwi(harg, key)
+                        if w < top:
                             return db._view(w >> 16, w & 65535)
-                        p = w >> 16
-                        if vdec is None:
-                            return mem[p:p + (w & 65535)]
-                        return vdec(mem[p:p + (w & 65535)])
-                    if w == missing:
-                        return default
+                        if w == missing:
+                            return default
+                    else:
+                        # the value's bytes made in C (drydb__py_get_i64)
+                        v = lpgi(harg, key)
+                        if v is absent:
+                            return default
+                        if v is not ask_:
+                            return v if vdec is None else vdec(v)
             except _LOOSE:
                 pass
             return get_slow(key, default, view)
@@ -381,14 +391,11 @@ def _build(paths: TablePaths, t: Any) -> None:
         def getitem(key: Any) -> Any:
             try:
                 if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
-                    w = lgwi(harg, key)
-                    if w < top:
-                        p = w >> 16
-                        if vdec is None:
-                            return mem[p:p + (w & 65535)]
-                        return vdec(mem[p:p + (w & 65535)])
-                    if w == missing:
+                    v = lpgi(harg, key)
+                    if v is absent:
                         raise KeyError(key)
+                    if v is not ask_:
+                        return v if vdec is None else vdec(v)
             except _LOOSE:
                 pass
             v = get_slow(key, _ABSENT, False)
@@ -406,27 +413,26 @@ def _build(paths: TablePaths, t: Any) -> None:
     else:
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
             k = enc(key)
-            w = lgw(harg, k, len(k))
-            if w < top:
-                if view:
+            if view:
+                w = lgw(harg, k, len(k))
+                if w < top:
                     return db._view(w >> 16, w & 65535)
-                p = w >> 16
-                if vdec is None:
-                    return mem[p:p + (w & 65535)]
-                return vdec(mem[p:p + (w & 65535)])
-            if w == missing:
-                return default
+                if w == missing:
+                    return default
+            else:
+                v = lpg(harg, k, len(k))
+                if v is absent:
+                    return default
+                if v is not ask_:
+                    return v if vdec is None else vdec(v)
             return get_slow(key, default, view)
 
         def getitem(key: Any) -> Any:
             k = enc(key)
-            w = lgw(harg, k, len(k))
-            if w < top:
-                p = w >> 16
-                if vdec is None:
-                    return mem[p:p + (w & 65535)]
-                return vdec(mem[p:p + (w & 65535)])
-            if w != missing:
+            v = lpg(harg, k, len(k))
+            if v is not absent:
+                if v is not ask_:
+                    return v if vdec is None else vdec(v)
                 v = get_slow(key, _ABSENT, False)
                 if v is not _ABSENT:
                     return v

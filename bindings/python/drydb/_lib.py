@@ -94,7 +94,9 @@ _LONG = {"open", "open_memory", "close", "verify", "builder_build_file",
 _RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
              "errmsg": c_char_p, "free": None, "_get_word": c_uint64,
              "_get_word_i64": c_uint64, "_get_word_u64": c_uint64, "_count_word": c_uint64,
-             "_count_word_i64": c_uint64, "_count_word_u64": c_uint64}
+             "_count_word_i64": c_uint64, "_count_word_u64": c_uint64,
+             "_py_get": ctypes.py_object, "_py_get_i64": ctypes.py_object,
+             "_py_get_u64": ctypes.py_object}
 _NAMES = [
     "version", "version_string", "strerror", "errmsg",
     "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
@@ -110,7 +112,7 @@ _NAMES = [
     "builder_free", "free", "set_memory_limit", "set_gc_percent",
     # internal one-word answers for bindings (capi/fast.c): no out-parameters
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
-    "_count_word_u64", "_get_many_copy",
+    "_count_word_u64", "_get_many_copy", "_py_init", "_py_get", "_py_get_i64", "_py_get_u64",
 ]
 
 
@@ -188,6 +190,15 @@ _count_word: Any
 _count_word_i64: Any
 _count_word_u64: Any
 _get_many_copy: Any
+_py_init: Any
+_py_get: Any
+_py_get_i64: Any
+_py_get_u64: Any
+
+#: What drydb__py_get* return besides bytes (capi/fast.c): the key is absent;
+#: ask drydb_get (an error, or an answer that is not bytes).
+PY_MISSING = object()
+PY_ASK = object()
 
 
 def _candidates() -> List[str]:
@@ -254,6 +265,14 @@ def load() -> None:
                 else:
                     f.restype = _RESTYPES.get(name, c_int)
                 g[name] = f
+            # drydb__py_get* make the value's bytes object in C, through
+            # CPython's own functions (their addresses, given once here)
+            api = ctypes.pythonapi
+            rc = g["_py_init"](ctypes.c_void_p(ctypes.cast(api.PyBytes_FromStringAndSize, ctypes.c_void_p).value),
+                               ctypes.c_void_p(ctypes.cast(api.Py_IncRef, ctypes.c_void_p).value),
+                               ctypes.py_object(PY_MISSING), ctypes.py_object(PY_ASK))
+            if rc:
+                raise LibraryError("drydb: %s: drydb__py_init failed (%d)" % (cand, rc))
             _path, _version, _pid = cand, v, os.getpid()
             os.register_at_fork(after_in_child=_poison)
             _loaded = True
