@@ -643,11 +643,11 @@ def _build(paths: TablePaths, t: Any) -> None:
 
     def range_(start: Any, stop: Any, inclusive: Any, reverse: bool, what: int) -> Iterator[Any]:
         lo, lok, hi, hik = bounds(start, stop, inclusive)
-        return chain.from_iterable(batches(lo, lok, hi, hik, reverse, what))
+        return _rows(batches(lo, lok, hi, hik, reverse, what))
 
     def prefix(p: Any, reverse: bool, what: int) -> Iterator[Any]:
         lo, lok, hi, hik = _prefix_bounds(encp(p))
-        return chain.from_iterable(batches(lo, lok, hi, hik, reverse, what))
+        return _rows(batches(lo, lok, hi, hik, reverse, what))
 
     paths.get = get
     paths.getitem = getitem
@@ -656,6 +656,27 @@ def _build(paths: TablePaths, t: Any) -> None:
     paths.get_many = get_many
     paths.range = range_
     paths.prefix = prefix
+
+
+class Rows(chain):
+    """The iterator of a scan: itertools.chain over its batches (rows are
+    produced in C, no Python frame per row) plus ``close()``, as a
+    generator has: it stops the scan, and the iterator is exhausted after
+    it. Scans hold no library resource (each batch is one drydb_range call),
+    so dropping an unfinished iterator without closing it is fine too."""
+
+    __slots__ = ("_batches",)
+
+    def close(self) -> None:
+        self._batches.close()
+        for _ in self:  # the rest of the batch already fetched (<= 256 rows)
+            pass
+
+
+def _rows(batches: Iterator[Any]) -> "Rows":
+    r = Rows.from_iterable(batches)
+    r._batches = batches
+    return r
 
 
 # --- batch decoding ------------------------------------------------------------

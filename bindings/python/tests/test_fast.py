@@ -308,3 +308,29 @@ def test_values_made_in_c_are_not_leaked(tmp_path):
         assert (sys.getrefcount(L.PY_MISSING), sys.getrefcount(L.PY_ASK)) == refs
         v = i.get(1)
         assert sys.getrefcount(v) == 2  # v and getrefcount's argument
+
+
+def test_scan_iterators_close_like_generators(shapes):
+    """range/prefix/keys/values/items return an iterator with close(), as a
+    generator has: after close() it is exhausted, whatever it had fetched;
+    contextlib.closing works with it."""
+    import contextlib
+    import itertools
+
+    p, ints, _ = shapes
+    with drydb.open(p) as db:
+        t = db["fixed"]
+        for make in (lambda: t.range(ints[10], None), lambda: t.range(None, None, reverse=True),
+                     lambda: t.keys(), lambda: t.values(), lambda: t.items(),
+                     lambda: db["s"].prefix("k00")):
+            it = make()
+            assert len(list(itertools.islice(it, 300))) == 300  # past a 256-row batch
+            it.close()
+            assert list(it) == [] and next(it, None) is None
+            it.close()  # twice is fine
+            with contextlib.closing(make()) as it2:
+                assert next(it2) is not None
+            assert list(it2) == []
+        it = t.range(ints[0], ints[5])
+        it.close()  # before the first row
+        assert list(it) == []
