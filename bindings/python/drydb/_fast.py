@@ -70,7 +70,7 @@ from itertools import chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _lib as L
-from ._errors import CLOSED, NOTFOUND, ClosedError, Error
+from ._errors import CLOSED, NOTFOUND, ClosedError
 from .keys import KEY_BYTES, KEY_INT64, KEY_STRING, KEY_UINT64
 
 __all__ = ["handle_arg", "TablePaths", "kill_all_forked"]
