@@ -21,6 +21,8 @@ func TestFastHeaderAgrees(t *testing.T) {
 		"DRYDB__PG_PREV": f.PgPrev, "DRYDB__PG_NEXT": f.PgNext,
 		"DRYDB__LEAF_HDR": f.LeafEntryHeader, "DRYDB__LEAF8_HDR": f.Leaf8EntryHeader,
 		"DRYDB__BRANCH_HDR": f.BranchEntryHdr, "DRYDB__OVERFLOW": f.OverflowFlag,
+		"DRYDB__PG_TYPE": f.PgType, "DRYDB__PG_SCALE": f.PgScale,
+		"DRYDB__LEAF8_SEQ": f.Leaf8Seq, "DRYDB__LEAF8_FIXED": f.Leaf8Fixed,
 	}
 	re := regexp.MustCompile(`(?m)^#define (DRYDB__\w+)\s+(0x[0-9a-fA-F]+|\d+)`)
 	got := map[string]int{}

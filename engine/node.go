@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 )
@@ -17,7 +18,7 @@ var le = binary.LittleEndian
 
 func nodeN(p []byte) int     { return int(le.Uint16(p[f.PgN:])) }
 func nodeLevel(p []byte) int { return int(p[f.PgLevel]) }
-func isArray(p []byte) bool  { return p[f.PgType] >= f.PageLeaf8 }
+func isArray(p []byte) bool  { return p[f.PgType]&f.PgTypeMask >= f.PageLeaf8 }
 func slotOff(p []byte, i int) int {
 	return int(le.Uint16(p[f.PageHeaderSize+2*i:]))
 }
@@ -207,6 +208,17 @@ func upperBoundSlow(keys []byte, k uint64) int {
 // that key equals k.
 func leafSearch8(p []byte, k uint64) (int, bool) {
 	keys := keyArray(p)
+	if p[f.PgType]&f.Leaf8Seq != 0 {
+		// key i is key 0 + i (checkNode checked it; n >= 1)
+		first := be.Uint64(keys)
+		if d := k - first; d < uint64(len(keys)/8) {
+			return int(d), true
+		}
+		if k < first {
+			return 0, false
+		}
+		return len(keys) / 8, false
+	}
 	i := 0
 	if k > 0 {
 		i = upperBound8(keys, k-1) // keys < k are the keys <= k-1
@@ -224,7 +236,31 @@ func branchSearch8(p []byte, k uint64) int {
 	if len(keys) <= 8 {
 		return 0
 	}
+	if scale := le.Uint64(p[f.PgScale:]); scale != 0 {
+		return upperBoundScaled(keys[8:], k, scale)
+	}
 	return upperBound8(keys[8:], k)
+}
+
+// upperBoundScaled is upperBound8 with the page's interpolation factor
+// (format.PgScale): the guess is one multiplication, and the last key is
+// read only when the guess is past it. The factor is a hint, so a guess
+// that its neighbours refute goes to upperBound8.
+func upperBoundScaled(keys []byte, k, scale uint64) int {
+	m := len(keys) / 8 // >= 1
+	first := be.Uint64(keys)
+	if k < first {
+		return 0
+	}
+	g, _ := bits.Mul64(k-first, scale) // keys <= k, minus one
+	if g >= uint64(m-1) {
+		if be.Uint64(keys[8*(m-1):]) <= k {
+			return m
+		}
+	} else if be.Uint64(keys[8*g:]) <= k && k < be.Uint64(keys[8*g+8:]) {
+		return int(g) + 1
+	}
+	return upperBound8(keys, k)
 }
 
 // checkNode validates a node's structure so that the accessors above can
@@ -236,13 +272,14 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	if len(p) < f.PageHeaderSize {
 		return "short page"
 	}
-	typ := p[f.PgType]
+	typ, flags := p[f.PgType]&f.PgTypeMask, p[f.PgType]&^f.PgTypeMask
 	lvl := int(p[f.PgLevel])
 	if lvl != wantLevel {
 		return "wrong level"
 	}
 	leaf := typ == f.PageLeaf || typ == f.PageLeaf8
-	if typ < f.PageLeaf || typ > f.PageBranch8 || (lvl == 0) != leaf {
+	if typ < f.PageLeaf || typ > f.PageBranch8 || (lvl == 0) != leaf ||
+		flags&^(f.Leaf8Seq|f.Leaf8Fixed) != 0 || flags != 0 && typ != f.PageLeaf8 {
 		return "bad page type"
 	}
 	array := typ >= f.PageLeaf8
@@ -331,5 +368,31 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 		}
 		prev = k
 	}
+	// sorted and distinct, so a span of n-1 means consecutive
+	if flags&f.Leaf8Seq != 0 && be.Uint64(leafKey(p, n-1))-be.Uint64(leafKey(p, 0)) != uint64(n-1) {
+		return "keys of a sequence page are not consecutive"
+	}
+	if flags&f.Leaf8Fixed != 0 {
+		o0 := slotOff8(p, 0)
+		stride := len(p) - o0
+		if stride-f.Leaf8EntryHeader >= f.OverflowFlag {
+			return "entries of a fixed-size page are too large"
+		}
+		for i := 0; i < n; i++ {
+			// slots are in range (above), so o0 >= stride*i for i < n
+			if slotOff8(p, i) != o0-i*stride || int(le.Uint16(p[o0-i*stride:])) != stride-f.Leaf8EntryHeader {
+				return "entries of a fixed-size page are not evenly spaced"
+			}
+		}
+	}
 	return ""
+}
+
+// fixedVal returns entry i's value of a leaf8 page flagged Leaf8Fixed
+// (checked by checkNode): computed from slot 0, no read of entry i's slot.
+func fixedVal(p []byte, i int) []byte {
+	o0 := slotOff8(p, 0)
+	stride := len(p) - o0
+	s := o0 - i*stride + f.Leaf8EntryHeader
+	return p[s : s+stride-f.Leaf8EntryHeader : s+stride-f.Leaf8EntryHeader]
 }

@@ -7,6 +7,8 @@ import (
 	"math/rand"
 	"sort"
 	"testing"
+
+	f "github.com/drydb/drydb/engine/internal/format"
 )
 
 // TestSearch8 checks the interpolation searches of key-array pages against
@@ -74,6 +76,16 @@ func TestSearch8(t *testing.T) {
 					binary.BigEndian.PutUint64(page[16+8*i:], k)
 				}
 				binary.LittleEndian.PutUint16(page[6:], uint16(m))
+				// the same page with the builder's claims: a scaled branch,
+				// and a consecutive-key leaf when the keys are consecutive
+				claimed := append([]byte(nil), page...)
+				claimed[f.PgType] = f.PageLeaf8
+				if ks[m-1]-ks[0] == uint64(m-1) {
+					claimed[f.PgType] |= f.Leaf8Seq
+				}
+				if m > 1 {
+					binary.LittleEndian.PutUint64(claimed[f.PgScale:], scale8(claimed[16+8:]))
+				}
 				probes := []uint64{0, 1, math.MaxUint64, math.MaxUint64 - 1, 1 << 63}
 				for _, k := range ks {
 					probes = append(probes, k-1, k, k+1)
@@ -94,6 +106,12 @@ func TestSearch8(t *testing.T) {
 					}
 					if got := branchSearch8(page, k); got != want {
 						t.Fatalf("branchSearch8(%#x) = %d, want %d", k, got, want)
+					}
+					if got := branchSearch8(claimed, k); got != want {
+						t.Fatalf("scaled branchSearch8(%#x) = %d, want %d", k, got, want)
+					}
+					if i, found := leafSearch8(claimed, k); i != lb || found != (lb < m && ks[lb] == k) {
+						t.Fatalf("leafSearch8 with flags %#x (%#x) = %d %v, want %d", claimed[f.PgType], k, i, found, lb)
 					}
 				}
 			})

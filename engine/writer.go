@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/bits"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 )
@@ -208,6 +209,7 @@ func (t *treeWriter) finishLeaf() error {
 	p[f.PgType] = f.PageLeaf
 	if t.k8 {
 		p[f.PgType] = f.PageLeaf8
+		p[f.PgType] |= leaf8Flags(p, t.keys8, t.slots8)
 		copy(p[f.PageHeaderSize:], t.keys8)
 		so := f.PageHeaderSize + len(t.keys8)
 		for i, o := range t.slots8 {
@@ -356,9 +358,56 @@ func (t *treeWriter) buildLevel8(children []sep, level uint64) []sep {
 			f.PutU64(p, f.PageHeaderSize+16*m+8*i, before)
 			before += c.rows
 		}
+		f.PutU64(p, f.PgScale, scale8(p[f.PageHeaderSize+8:f.PageHeaderSize+8*m]))
 		next = append(next, sep{key: children[0].key, child: t.o.pgno(), rows: before})
 		t.writePage(p)
 		children = children[m:]
 	}
 	return next
+}
+
+// scale8 returns the interpolation factor of a branch8 page's separators
+// (format.PgScale): ceil(2^64 * (m-1) / (last - first)) for m sorted keys,
+// 0 when there are fewer than two or they are consecutive (then the factor
+// would be 2^64, and the search's own consecutive-key test is exact).
+func scale8(keys []byte) uint64 {
+	m := uint64(len(keys) / 8)
+	if m < 2 {
+		return 0
+	}
+	s := be.Uint64(keys[8*(m-1):]) - be.Uint64(keys)
+	if s <= m-1 {
+		return 0
+	}
+	q, r := bits.Div64(m-1, 0, s) // (m-1) < s, so the quotient fits
+	if r != 0 {
+		q++
+	}
+	return q
+}
+
+// leaf8Flags returns the format.Leaf8Seq and Leaf8Fixed flags that hold for
+// a leaf8 page with these keys and entry offsets (entries already in p).
+func leaf8Flags(p, keys []byte, slots []uint16) byte {
+	n := len(slots)
+	if n == 0 {
+		return 0
+	}
+	var fl byte
+	// distinct and sorted, so a span of n-1 means consecutive
+	if be.Uint64(keys[8*(n-1):])-be.Uint64(keys) == uint64(n-1) {
+		fl |= f.Leaf8Seq
+	}
+	stride := len(p) - int(slots[0])
+	fixed := stride >= f.Leaf8EntryHeader
+	for i, o := range slots {
+		if !fixed {
+			break
+		}
+		fixed = int(o) == int(slots[0])-i*stride && int(le.Uint16(p[o:])) == stride-f.Leaf8EntryHeader
+	}
+	if fixed {
+		fl |= f.Leaf8Fixed
+	}
+	return fl
 }

@@ -18,6 +18,8 @@
 //	6  n        u16  entries
 //	8  prev     u32  leaf: previous leaf page (0 = none); branch: 0
 //	12 next     u32  leaf: next leaf page (0 = none); branch: 0
+//	8  scale    u64  branch8 instead of prev and next: interpolation factor
+//	                 (PgScale), 0 = none
 //	16 slots    n x u16 entry offsets, in key order
 //
 // Leaf entry:  klen u16 | vlen u16 (bit 15 = overflow) | key | value
@@ -51,31 +53,38 @@ const (
 	DefaultPageSize = 4096
 
 	// File header, at offset 0.
-	HeaderSize      = 32
-	HdrMagic        = 0  // [8]byte
-	HdrVersion      = 8  // u32
-	HdrFlags        = 12 // u32, zero in version 1
-	HdrPageSize     = 16 // u32
-	HdrReserved     = 20 // u32, zero
-	HdrReserved2    = 24 // u32, zero
-	HdrCRC          = 28 // u32, crc32c of bytes [0, 28)
-	FooterSize      = 64
-	FtrCatalogOff   = 0  // u64
-	FtrCatalogLen   = 8  // u64
-	FtrCatalogCRC   = 16 // u32
-	FtrReserved     = 20 // u32
-	FtrPageCount    = 24 // u64: pages before the catalog
-	FtrFileLen      = 32 // u64: the whole file, footer included
-	FtrReserved2    = 40 // [12]byte
-	FtrCRC          = 52 // u32, crc32c of footer bytes [0, 52)
-	FtrMagic        = 56 // [8]byte
-	PageHeaderSize  = 16
-	PgCRC           = 0
-	PgType          = 4
-	PgLevel         = 5
-	PgN             = 6
-	PgPrev          = 8
-	PgNext          = 12
+	HeaderSize     = 32
+	HdrMagic       = 0  // [8]byte
+	HdrVersion     = 8  // u32
+	HdrFlags       = 12 // u32, zero in version 1
+	HdrPageSize    = 16 // u32
+	HdrReserved    = 20 // u32, zero
+	HdrReserved2   = 24 // u32, zero
+	HdrCRC         = 28 // u32, crc32c of bytes [0, 28)
+	FooterSize     = 64
+	FtrCatalogOff  = 0  // u64
+	FtrCatalogLen  = 8  // u64
+	FtrCatalogCRC  = 16 // u32
+	FtrReserved    = 20 // u32
+	FtrPageCount   = 24 // u64: pages before the catalog
+	FtrFileLen     = 32 // u64: the whole file, footer included
+	FtrReserved2   = 40 // [12]byte
+	FtrCRC         = 52 // u32, crc32c of footer bytes [0, 52)
+	FtrMagic       = 56 // [8]byte
+	PageHeaderSize = 16
+	PgCRC          = 0
+	PgType         = 4
+	PgLevel        = 5
+	PgN            = 6
+	PgPrev         = 8
+	PgNext         = 12
+	// PgScale (branch8 pages, which have no neighbour links): the factor
+	// ceil(2^64 * (m-1) / (key[n-1] - key[1])) of the m = n-1 separators
+	// 1..n-1, so that a search guesses a separator's position with one
+	// multiplication instead of a division; 0 when not worth it (m < 2, or
+	// consecutive separators). Readers treat it as a hint: a guess is always
+	// checked against the keys, so a wrong factor costs time, never answers.
+	PgScale         = 8
 	SlotSize        = 2
 	LeafEntryHeader = 4       // klen u16 + vlen u16
 	OverflowRefSize = 20      // pgno u64 + length u64 + crc u32
@@ -93,8 +102,23 @@ const (
 	//
 	// Entry 0's key in a branch8 page is the first key of child 0 (unused by
 	// searches). A leaf8 entry's vlen has the same overflow flag as in leaves.
-	PageLeaf8        = 3
-	PageBranch8      = 4
+	PageLeaf8   = 3
+	PageBranch8 = 4
+	// The type byte's high bits are flags of leaf8 pages, claims about the
+	// page that let a search skip reads. Readers check them with the page's
+	// structure (a page whose flags lie is corrupt).
+	//
+	// Leaf8Seq: the keys are consecutive integers (key i = key 0 + i, as
+	// big-endian uint64s): dense row ids, the common case. Key k is at
+	// k - key 0, found with no other key read.
+	//
+	// Leaf8Fixed: every value has the same length and none overflows, so
+	// entry i lies at slot[0] - i*(P - slot[0]) (entries are laid down from
+	// the end of the page in key order): records of a fixed size, also
+	// common. A get reads no slot of its own.
+	PgTypeMask       = 0x0f
+	Leaf8Seq         = 0x10
+	Leaf8Fixed       = 0x20
 	Leaf8EntryHeader = 2
 	Branch8EntrySize = 24
 
