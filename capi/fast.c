@@ -255,6 +255,56 @@ static inline size_t upper8(const uint8_t *keys, size_t m, uint64_t k) {
     return base + 1;
 }
 
+/* The child index for k in branch8 page p of n entries: the number of
+ * separators 1..n-1 that are <= k. The page's scale (format.PgScale) makes
+ * the guess one multiplication; it is a hint, checked like upper8's. */
+static inline size_t branch8_child(const uint8_t *p, size_t n, uint64_t k) {
+    if (n <= 1) return 0;
+    const uint8_t *keys = p + DRYDB__PAGE_HDR + 8;
+    uint64_t scale = u64le(p + DRYDB__PG_SCALE);
+    if (scale != 0) {
+        uint64_t first = u64be(keys);
+        if (k < first) return 0;
+        uint64_t g = (uint64_t)(((unsigned __int128)(k - first) * scale) >> 64);
+        if (g < n - 2 && u64be(keys + 8 * g) <= k && k < u64be(keys + 8 * g + 8)) return (size_t)g + 1;
+    }
+    return upper8(keys, n - 1, k);
+}
+
+/* The position of the first key >= k in leaf8 page p of n entries, and
+ * whether it is k. A consecutive-key page (the engine checked the flag)
+ * needs no search. */
+static inline size_t leaf8_find(const uint8_t *p, size_t n, uint64_t k, int *found) {
+    if (p[DRYDB__PG_TYPE] & DRYDB__LEAF8_SEQ) {
+        uint64_t first = u64be(p + DRYDB__PAGE_HDR), d = k - first;
+        *found = d < n;
+        return d < n ? (size_t)d : k < first ? 0 : n;
+    }
+    size_t i = k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
+    *found = i < n && u64be(p + DRYDB__PAGE_HDR + 8 * i) == k;
+    return i;
+}
+
+/* Entry i of leaf8 page p (n entries, page size ps): its value, or -1 when
+ * it overflows (Go follows those). A fixed-size page's entries are found by
+ * arithmetic, without reading slot i or the entry's length. */
+static inline int leaf8_value(const uint8_t *p, size_t n, size_t i, size_t ps,
+                              const uint8_t **val, size_t *vlen) {
+    size_t so = DRYDB__PAGE_HDR + 8 * n;
+    if (p[DRYDB__PG_TYPE] & DRYDB__LEAF8_FIXED) {
+        size_t o0 = u16le(p + so), stride = ps - o0;
+        *vlen = stride - DRYDB__LEAF8_HDR;
+        *val = *vlen ? p + o0 - i * stride + DRYDB__LEAF8_HDR : drydb__empty;
+        return 0;
+    }
+    size_t o = u16le(p + so + 2 * i);
+    uint16_t vl = u16le(p + o);
+    if (vl & DRYDB__OVERFLOW) return -1;
+    *val = vl ? p + o + DRYDB__LEAF8_HDR : drydb__empty;
+    *vlen = vl;
+    return 0;
+}
+
 static inline int keycmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
     int c = memcmp(a, b, al < bl ? al : bl);
     return c != 0 ? c : (al > bl) - (al < bl);
@@ -272,20 +322,15 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
             const uint8_t *p = page(ft, ref, lvl);
             if (p == NULL) return FALLBACK;
             size_t n = u16le(p + DRYDB__PG_N);
-            size_t i = n <= 1 ? 0 : upper8(p + DRYDB__PAGE_HDR + 8, n - 1, k);
-            ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i);
+            ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * branch8_child(p, n, k));
         }
         const uint8_t *p = page(ft, ref, 0);
         if (p == NULL) return FALLBACK;
         size_t n = u16le(p + DRYDB__PG_N);
-        size_t i = k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
-        if (i >= n || u64be(p + DRYDB__PAGE_HDR + 8 * i) != k) return DRYDB_NOTFOUND;
-        size_t o = u16le(p + DRYDB__PAGE_HDR + 8 * n + 2 * i);
-        uint16_t vl = u16le(p + o);
-        if (vl & DRYDB__OVERFLOW) return FALLBACK;
-        *val = vl ? p + o + DRYDB__LEAF8_HDR : drydb__empty;
-        *vlen = vl;
-        return DRYDB_OK;
+        int found;
+        size_t i = leaf8_find(p, n, k, &found);
+        if (!found) return DRYDB_NOTFOUND;
+        return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
     }
     for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
         const uint8_t *p = page(ft, ref, lvl);
@@ -434,16 +479,14 @@ static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uin
         const uint8_t *p = page(ft, ref, lvl);
         if (p == NULL) return FALLBACK;
         size_t n = u16le(p + DRYDB__PG_N);
-        size_t i = n <= 1 ? 0 : upper8(p + DRYDB__PAGE_HDR + 8, n - 1, k);
+        size_t i = branch8_child(p, n, k);
         row += u64le(p + DRYDB__PAGE_HDR + 16 * n + 8 * i);
         ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i);
     }
     const uint8_t *p = page(ft, ref, 0);
     if (p == NULL) return FALLBACK;
     size_t n = u16le(p + DRYDB__PG_N);
-    size_t i = k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
-    *found = i < n && u64be(p + DRYDB__PAGE_HDR + 8 * i) == k;
-    *out = row + i;
+    *out = row + leaf8_find(p, n, k, found);
     return DRYDB_OK;
 }
 
@@ -694,7 +737,7 @@ static uint64_t leaf_for(const struct drydb__ft *ft, const uint8_t *key, size_t 
             i = last ? n - 1 : 0;
         } else if (ft->key8) {
             if (klen != 8) return 0;
-            i = n <= 1 ? 0 : upper8(p + DRYDB__PAGE_HDR + 8, n - 1, u64be(key));
+            i = branch8_child(p, n, u64be(key));
         } else {
             size_t lo = 1, hi = n;
             while (lo < hi) {

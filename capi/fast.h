@@ -22,10 +22,14 @@
 
 /* Page layout (docs/FORMAT.md; a Go test checks them against the engine). */
 #define DRYDB__PAGE_HDR   16
+#define DRYDB__PG_TYPE    4      /* low 4 bits the type, high bits leaf8 flags */
 #define DRYDB__PG_LEVEL   5
 #define DRYDB__PG_N       6
 #define DRYDB__PG_PREV    8      /* u32 previous leaf, 0 = none */
 #define DRYDB__PG_NEXT    12     /* u32 next leaf, 0 = none */
+#define DRYDB__PG_SCALE   8      /* branch8: u64 interpolation factor, 0 = none */
+#define DRYDB__LEAF8_SEQ   0x10  /* leaf8 flag: key i = key 0 + i */
+#define DRYDB__LEAF8_FIXED 0x20  /* leaf8 flag: entry i at slot[0] - i*(P - slot[0]) */
 #define DRYDB__LEAF_HDR   4      /* klen u16 + vlen u16 */
 #define DRYDB__LEAF8_HDR  2      /* vlen u16 */
 #define DRYDB__BRANCH_HDR 18     /* child u64 + before u64 + klen u16 */
