@@ -107,74 +107,108 @@ func EncodeComposite(parts []Kind, vals []any) ([]byte, error) {
 // uuid.UUID, ulid.ULID). The key must hold every part and nothing more;
 // anything else is an error wrapping ErrBadKey, never a panic.
 func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
-	if len(parts) == 0 || len(parts) > MaxParts {
-		return nil, badKey("a composite key has 1 to %d parts, got %d", MaxParts, len(parts))
-	}
 	vals := make([]any, 0, len(parts))
-	for i, k := range parts {
-		if w := k.Width(); w > 0 {
-			if len(key) < w {
-				return nil, badKey("composite part %d (%s) needs %d bytes, %d left", i, k, w, len(key))
-			}
-			var v any
-			var err error
-			switch k {
-			case Int64:
-				v, err = DecodeInt64(key[:w])
-			case Uint64:
-				v, err = DecodeUint64(key[:w])
-			case Float64:
-				v, err = DecodeFloat64(key[:w])
-			case UUID:
-				v = uuid.UUID(key[:w])
-			case ULID:
-				v = ulid.ULID(key[:w])
-			}
-			if err != nil {
-				return nil, err
-			}
-			vals = append(vals, v)
-			key = key[w:]
-			continue
+	err := walkComposite(parts, key, func(k Kind, raw []byte) error {
+		var v any
+		var err error
+		switch k {
+		case Int64:
+			v, err = DecodeInt64(raw)
+		case Uint64:
+			v, err = DecodeUint64(raw)
+		case Float64:
+			v, err = DecodeFloat64(raw)
+		case UUID:
+			v = uuid.UUID(raw)
+		case ULID:
+			v = ulid.ULID(raw)
+		case String:
+			v = string(raw)
+		default:
+			v = raw
 		}
-		if k != String && k != Bytes {
-			return nil, badKey("%s cannot be a composite part", k)
-		}
-		raw, rest, err := unescape(key)
-		if err != nil {
-			return nil, badKey("composite part %d (%s): %s", i, k, err)
-		}
-		if k == String {
-			if !utf8.Valid(raw) {
-				return nil, badKey("composite part %d (string) is not valid UTF-8", i)
-			}
-			vals = append(vals, string(raw))
-		} else {
-			vals = append(vals, raw)
-		}
-		key = rest
-	}
-	if len(key) != 0 {
-		return nil, badKey("%d bytes after the last composite part", len(key))
+		vals = append(vals, v)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	return vals, nil
 }
 
+// walkComposite checks a full composite key part by part and, when part is
+// not nil, hands it each part's kind and bytes (unescaped for strings and
+// bytes). Validate walks with nil: no allocation, and the C library does
+// not link the value types' packages.
+func walkComposite(parts []Kind, key []byte, part func(k Kind, raw []byte) error) error {
+	if len(parts) == 0 || len(parts) > MaxParts {
+		return badKey("a composite key has 1 to %d parts, got %d", MaxParts, len(parts))
+	}
+	for i, k := range parts {
+		var raw []byte
+		if w := k.Width(); w > 0 {
+			if len(key) < w {
+				return badKey("composite part %d (%s) needs %d bytes, %d left", i, k, w, len(key))
+			}
+			raw, key = key[:w], key[w:]
+			if k == Float64 && part == nil {
+				if _, err := DecodeFloat64(raw); err != nil {
+					return err
+				}
+			}
+		} else {
+			if k != String && k != Bytes {
+				return badKey("%s cannot be a composite part", k)
+			}
+			var err error
+			if raw, key, err = unescape(key, part != nil, k == String); err == errNotUTF8 {
+				return badKey("composite part %d (string) is not valid UTF-8", i)
+			} else if err != nil {
+				return badKey("composite part %d (%s): %s", i, k, err)
+			}
+		}
+		if part != nil {
+			if err := part(k, raw); err != nil {
+				return err
+			}
+		}
+	}
+	if len(key) != 0 {
+		return badKey("%d bytes after the last composite part", len(key))
+	}
+	return nil
+}
+
+var errNotUTF8 = errors.New("not valid UTF-8")
+
 // unescape reads one escaped part off b. Its errors are bare reasons; the
-// caller says which part and wraps ErrBadKey.
-func unescape(b []byte) (raw, rest []byte, err error) {
-	out := []byte{}
+// caller says which part and wraps ErrBadKey. With str the part must be
+// UTF-8: each run between escapes is checked, which is the same as checking
+// the unescaped part since a 0x00 byte is a character of its own. Without
+// keep it only checks and allocates nothing (raw is nil).
+func unescape(b []byte, keep, str bool) (raw, rest []byte, err error) {
+	var out []byte
+	if keep {
+		out = []byte{}
+	}
 	for {
 		i := bytes.IndexByte(b, 0)
 		if i < 0 || i+1 >= len(b) {
 			return nil, nil, errors.New("no 0x00 0x01 terminator")
 		}
-		out = append(out, b[:i]...)
+		if str && !utf8.Valid(b[:i]) {
+			return nil, nil, errNotUTF8
+		}
+		if keep {
+			out = append(out, b[:i]...)
+		}
 		switch b[i+1] {
 		case 1:
 			return out, b[i+2:], nil
 		case 0xFF:
-			out = append(out, 0)
+			if keep {
+				out = append(out, 0)
+			}
 			b = b[i+2:]
 		default:
 			return nil, nil, fmt.Errorf("0x00 followed by 0x%02x (want 0xff or 0x01)", b[i+1])

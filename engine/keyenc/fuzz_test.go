@@ -27,15 +27,17 @@ func FuzzDecodeComposite(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sel byte, b []byte) {
 		parts := fuzzParts[int(sel)%len(fuzzParts)]
 		vals, err := DecodeComposite(parts, b)
+		// Validate walks the key without decoding it: same verdict, same words
+		verr := (Encoding{Kind: Composite, Parts: parts}).Validate(b)
+		if (err == nil) != (verr == nil) || err != nil && err.Error() != verr.Error() {
+			t.Fatalf("%x: DecodeComposite says %v, Validate says %v", b, err, verr)
+		}
 		if err != nil {
 			return
 		}
 		k, err := EncodeComposite(parts, vals)
 		if err != nil || !bytes.Equal(k, b) {
 			t.Fatalf("%x decodes to %q, which encodes to %x (%v)", b, vals, k, err)
-		}
-		if err := (Encoding{Kind: Composite, Parts: parts}).Validate(b); err != nil {
-			t.Fatal(err)
 		}
 	})
 }

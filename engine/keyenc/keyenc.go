@@ -215,8 +215,7 @@ func (e Encoding) Validate(key []byte) error {
 		}
 		return nil
 	case Composite:
-		_, err := DecodeComposite(e.Parts, key)
-		return err
+		return walkComposite(e.Parts, key, nil)
 	case Float64:
 		if len(key) == 8 {
 			if _, err := DecodeFloat64(key); err != nil {

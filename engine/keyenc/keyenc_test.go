@@ -119,6 +119,8 @@ func TestValidate(t *testing.T) {
 		{"composite unterminated", comp, []byte("a"), "terminator"},
 		{"composite bad escape", comp, []byte{'a', 0, 2}, "0x00 followed by 0x02"},
 		{"composite bad utf8", comp, append([]byte{0xff, 0, 1}, good[3:]...), "not valid UTF-8"},
+		{"composite NUL in string", comp, append([]byte{0xc3, 0xa9, 0, 0xff, 'x', 0, 1}, good[3:]...), ""},
+		{"composite utf8 split by escape", comp, append([]byte{0xc3, 0, 0xff, 0xa9, 0, 1}, good[3:]...), "not valid UTF-8"},
 		{"unknown kind", Encoding{Kind: 9}, nil, "unknown key encoding 9"},
 	}
 	for _, c := range cases {
@@ -134,6 +136,10 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("error %v, want ErrBadKey containing %q", err, c.msg)
 			}
 		})
+	}
+	// the check on every get of a composite table allocates nothing
+	if n := testing.AllocsPerRun(100, func() { _ = comp.Validate(good) }); n != 0 {
+		t.Fatalf("Validate of a composite key: %v allocations", n)
 	}
 }
 
