@@ -502,6 +502,23 @@ func BenchmarkRange100Batch(b *testing.B) {
 	}
 }
 
+// BenchmarkRange100Values is Range100Batch reading values only (keys nil).
+func BenchmarkRange100Values(b *testing.B) {
+	db := benchDB(b, 10_000, Compression{})
+	defer db.Close()
+	t, _ := db.Table("bench")
+	lo, hi := Incl(benchKey(2000)), Incl(benchKey(2099))
+	vals := make([][]byte, 128)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		c := t.NewCursor(lo, hi)
+		c.First()
+		if n := c.NextBatch(nil, vals, false); n != 100 {
+			b.Fatal(n)
+		}
+	}
+}
+
 // BenchmarkGetCompressedParallel is GetCompressed from 8 goroutines on
 // GOMAXPROCS threads: hits that take a lock or share a written cache line
 // show here.

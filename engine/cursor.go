@@ -358,18 +358,23 @@ func (c *Cursor) Close() {
 
 // NextBatch reads up to len(keys) rows starting at the current one, in
 // ascending order (or descending with reverse), into keys[i] and, when vals
-// is not nil, vals[i], and returns how many it read. The cursor is left on
+// is not nil, vals[i], and returns how many it read. With keys nil it reads
+// values only, up to len(vals) of them (half the stores per row). The cursor is left on
 // the last row read, so Next (or Prev) continues after it. It is the cheap
 // way to walk many rows: no call per row. On compressed tables a batch
 // stops at the end of the current page, because a page's slices stay valid
 // only while the cursor is on it. Check Err after a short batch.
 func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
-	if vals != nil && len(vals) < len(keys) {
+	if vals != nil && len(vals) < len(keys) || keys == nil && vals == nil {
 		c.err = ErrInvalid
 		return 0
 	}
+	want := len(keys)
+	if keys == nil {
+		want = len(vals)
+	}
 	got := 0
-	for got < len(keys) && c.valid {
+	for got < want && c.valid {
 		if c.closed.Load() {
 			c.err, c.valid, c.end = ErrClosed, false, 0
 			break
@@ -389,10 +394,16 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 		}
 		i := from
 		if step == 1 && c.arr && vals != nil {
-			got, i = batch8(p, c.slots, i, to, keys[got:], vals[got:len(keys)], got)
+			var ks [][]byte
+			if keys != nil {
+				ks = keys[got:]
+			}
+			got, i = batch8(p, c.slots, i, to, ks, vals[got:want], got)
 		}
-		for ; i != to && got < len(keys); i += step {
-			keys[got] = c.keyAt(p, i)
+		for ; i != to && got < want; i += step {
+			if keys != nil {
+				keys[got] = c.keyAt(p, i)
+			}
 			if vals != nil {
 				if vals[got] = c.valueAt(p, i); vals[got] == nil && c.err != nil {
 					return got
@@ -401,7 +412,7 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 			got++
 		}
 		c.idx = i - step // the last row read
-		if got == len(keys) || c.tr.codec != nil {
+		if got == want || c.tr.codec != nil {
 			break
 		}
 		// this leaf is done: step onto the next row, in the next leaf
@@ -422,15 +433,37 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 // checks, which are most of its cost otherwise.
 func batch8(p []byte, slots, from, to int, keys, vals [][]byte, got int) (int, int) {
 	base := unsafe.Pointer(unsafe.SliceData(p))
-	vals = vals[:len(keys)]
+	if keys != nil {
+		vals = vals[:len(keys)]
+	}
 	i, j := from, 0
-	for ; i < to && j < len(keys); i++ {
+	if p[f.PgType]&f.Leaf8Fixed != 0 {
+		// entry i at slot 0 - i*stride (format.Leaf8Fixed): nothing to read
+		o0 := int(le.Uint16((*[2]byte)(unsafe.Add(base, slots))[:]))
+		stride := len(p) - o0
+		vl := stride - f.Leaf8EntryHeader
+		for ; i < to && j < len(vals); i++ {
+			if keys != nil {
+				keys[j] = unsafe.Slice((*byte)(unsafe.Add(base, f.PageHeaderSize+8*i)), 8)
+			}
+			if vl == 0 {
+				vals[j] = p[:0:0]
+			} else {
+				vals[j] = unsafe.Slice((*byte)(unsafe.Add(base, o0-i*stride+f.Leaf8EntryHeader)), vl)
+			}
+			j++
+		}
+		return got + j, i
+	}
+	for ; i < to && j < len(vals); i++ {
 		o := int(le.Uint16((*[2]byte)(unsafe.Add(base, slots+2*i))[:]))
 		vl := int(le.Uint16((*[2]byte)(unsafe.Add(base, o))[:]))
 		if vl&f.OverflowFlag != 0 {
 			break // the general loop reads it
 		}
-		keys[j] = unsafe.Slice((*byte)(unsafe.Add(base, f.PageHeaderSize+8*i)), 8)
+		if keys != nil {
+			keys[j] = unsafe.Slice((*byte)(unsafe.Add(base, f.PageHeaderSize+8*i)), 8)
+		}
 		if vl == 0 {
 			vals[j] = p[:0:0] // never a pointer past an allocation's end
 		} else {

@@ -206,10 +206,15 @@ func checkTable(t *testing.T, r *rand.Rand, tbl *Table, m *model) {
 		if j != a-1 {
 			t.Fatalf("reverse scan ended at %d, want %d", j, a-1)
 		}
-		// Batches of random sizes, both directions, must give the same rows.
-		for _, reverse := range []bool{false, true} {
+		// Batches of random sizes, both directions, with keys and values or
+		// values only (keys nil), must give the same rows.
+		for mode := 0; mode < 4; mode++ {
+			reverse, valuesOnly := mode&1 != 0, mode&2 != 0
 			bs := 1 + r.Intn(7)
 			keys, vals := make([][]byte, bs), make([][]byte, bs)
+			if valuesOnly {
+				keys = nil
+			}
 			var ok bool
 			j, step := a, 1
 			if reverse {
@@ -223,12 +228,12 @@ func checkTable(t *testing.T, r *rand.Rand, tbl *Table, m *model) {
 					t.Fatalf("empty batch on a valid cursor")
 				}
 				for x := 0; x < n; x++ {
-					if j < a || j >= b || !bytes.Equal(keys[x], m.keys[j]) || !bytes.Equal(vals[x], m.vals[j]) {
-						t.Fatalf("batch (reverse %v, size %d) row %d: got %x", reverse, bs, j, keys[x])
+					if j < a || j >= b || !valuesOnly && !bytes.Equal(keys[x], m.keys[j]) || !bytes.Equal(vals[x], m.vals[j]) {
+						t.Fatalf("batch (reverse %v, values only %v, size %d) row %d: got %x", reverse, valuesOnly, bs, j, vals[x])
 					}
 					j += step
 				}
-				if !bytes.Equal(c.Key(), keys[n-1]) {
+				if !bytes.Equal(c.Key(), m.keys[j-step]) {
 					t.Fatalf("cursor not left on the last row read")
 				}
 				if reverse {
