@@ -300,8 +300,13 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 		return "bad entry count"
 	}
 	areaStart := f.PageHeaderSize + fixed
+	if array && leaf {
+		if r := checkLeaf8(p, n, areaStart, dataEnd, ps); r != "" {
+			return r
+		}
+	}
 	var prev []byte
-	for i := 0; i < n; i++ {
+	for i := 0; i < n && !(array && leaf); i++ {
 		var k []byte
 		if leaf {
 			var o, hdr, kl int
@@ -382,6 +387,42 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 			// slots are in range (above), so o0 >= stride*i for i < n
 			if slotOff8(p, i) != o0-i*stride || int(le.Uint16(p[o0-i*stride:])) != stride-f.Leaf8EntryHeader {
 				return "entries of a fixed-size page are not evenly spaced"
+			}
+		}
+	}
+	return ""
+}
+
+// checkLeaf8 is checkNode's loop for leaf8 pages (one per page on first
+// touch, so on the way of every cold read): the same checks as the general
+// loop, with the keys compared as integers.
+func checkLeaf8(p []byte, n, areaStart int, dataEnd uint64, ps int) string {
+	keys := p[f.PageHeaderSize : f.PageHeaderSize+8*n]
+	slots := p[f.PageHeaderSize+8*n : f.PageHeaderSize+10*n]
+	var prev uint64
+	for i := 0; i < n; i++ {
+		k := be.Uint64(keys[8*i:])
+		if i > 0 && k <= prev {
+			return "keys out of order"
+		}
+		prev = k
+		o := int(le.Uint16(slots[2*i:]))
+		if o < areaStart || o+f.Leaf8EntryHeader > len(p) {
+			return "slot out of range"
+		}
+		vl := le.Uint16(p[o:])
+		vlen := int(vl &^ f.OverflowFlag)
+		if o+f.Leaf8EntryHeader+vlen > len(p) {
+			return "entry out of range"
+		}
+		if vl&f.OverflowFlag != 0 {
+			if vlen != f.OverflowRefSize {
+				return "bad overflow reference"
+			}
+			ref := p[o+f.Leaf8EntryHeader:]
+			pg, ln := le.Uint64(ref), le.Uint64(ref[8:])
+			if pg == 0 || pg >= dataEnd/uint64(ps) || ln > dataEnd-pg*uint64(ps) {
+				return "overflow reference out of range"
 			}
 		}
 	}
