@@ -18,9 +18,11 @@ import (
 // over it (what drydb's own builds do) changes nothing under open handles.
 
 // file is a mapped database file, kept open so that fstat tells whether the
-// inode behind the mapping changed.
+// inode behind the mapping changed. A plain descriptor, not an *os.File:
+// opening one costs a finalizer, a poller probe and, for Fd, two fcntl
+// calls, a tenth of drydb_open.
 type file struct {
-	f    *os.File
+	fd   int
 	name string
 	at   stamp
 }
@@ -31,13 +33,35 @@ type stamp struct {
 	mtime, ctime syscall.Timespec
 }
 
-func stampOf(fi os.FileInfo) stamp {
-	s := stamp{size: fi.Size()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		s.mtime, s.ctime = st.Mtim, st.Ctim
-	}
-	return s
+func stampOf(st *syscall.Stat_t) stamp {
+	return stamp{size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
 }
+
+// openFile opens name read-only and reads its stamp.
+func openFile(name string) (*file, *syscall.Stat_t, error) {
+	var fd int
+	var err error
+	for {
+		if fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		return nil, nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return nil, nil, &os.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
+		syscall.Close(fd)
+		return nil, nil, &os.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
+	}
+	return &file{fd: fd, name: name, at: stampOf(&st)}, &st, nil
+}
+
+func (fl *file) close() { syscall.Close(fl.fd) }
 
 // openFiles holds the file of every open database (keyed by *dbObj).
 var openFiles sync.Map
@@ -48,8 +72,8 @@ func changedFile() string {
 	name := ""
 	openFiles.Range(func(_, v any) bool {
 		fl := v.(*file)
-		fi, err := fl.f.Stat()
-		if err != nil || stampOf(fi) != fl.at {
+		var st syscall.Stat_t
+		if err := syscall.Fstat(fl.fd, &st); err != nil || stampOf(&st) != fl.at {
 			name = fl.name
 			return false
 		}

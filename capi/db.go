@@ -7,7 +7,6 @@ package main
 import "C"
 
 import (
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -174,25 +173,19 @@ func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uin
 	// knows the address range of the image: values inside it go to C
 	// zero-copy, anything else is copied out of Go memory.
 	name := C.GoString(path)
-	fh, err := os.Open(name)
+	fl, st, err := openFile(name)
 	if err != nil {
 		return fail(err)
 	}
-	st, err := fh.Stat()
-	if err != nil {
-		fh.Close()
-		return fail(err)
-	}
-	fl := &file{f: fh, name: name, at: stampOf(st)}
-	if int64(int(st.Size())) != st.Size() || st.Size() > 1<<46 {
-		fh.Close()
-		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, st.Size())
+	if int64(int(st.Size)) != st.Size || st.Size > 1<<46 {
+		fl.close()
+		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, st.Size)
 	}
 	var data []byte
-	if st.Size() > 0 {
-		data, err = syscall.Mmap(int(fh.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if st.Size > 0 {
+		data, err = syscall.Mmap(fl.fd, 0, int(st.Size), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {
-			fh.Close()
+			fl.close()
 			return failf(codeIO, "mapping %s: %v", name, err)
 		}
 	}
@@ -201,7 +194,7 @@ func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uin
 		if data != nil {
 			syscall.Munmap(data)
 		}
-		fh.Close()
+		fl.close()
 	}
 	return rc
 }
@@ -287,7 +280,7 @@ func (d *dbObj) release() {
 	}
 	if d.file != nil {
 		openFiles.Delete(d)
-		d.file.f.Close()
+		d.file.close()
 		d.file = nil
 	}
 	for _, p := range d.names {
