@@ -24,6 +24,8 @@ int main(void) {
     CHECK_RC(drydb_open(path, 0, 0, NULL), DRYDB_INVALID);
     CHECK_RC(drydb_open("/nonexistent/x.drydb", 0, 0, &db), DRYDB_IO);
     CHECK(strstr(drydb_errmsg(), "nonexistent") != NULL);
+    CHECK_RC(drydb_open("/tmp", 0, 0, &db), DRYDB_IO); /* a directory */
+    CHECK(strstr(drydb_errmsg(), "is a directory") != NULL);
     CHECK_RC(drydb_open(path, 0x100, 0, &db), DRYDB_INVALID);
     CHECK_RC(drydb_open(path, 0, -5, &db), DRYDB_INVALID);
     char *junk = tu_path("junk.drydb");
