@@ -442,18 +442,31 @@ func batch8(p []byte, slots, from, to int, keys, vals [][]byte, got int) (int, i
 		o0 := int(le.Uint16((*[2]byte)(unsafe.Add(base, slots))[:]))
 		stride := len(p) - o0
 		vl := stride - f.Leaf8EntryHeader
-		for ; i < to && j < len(vals); i++ {
-			if keys != nil {
-				keys[j] = unsafe.Slice((*byte)(unsafe.Add(base, f.PageHeaderSize+8*i)), 8)
-			}
-			if vl == 0 {
-				vals[j] = p[:0:0]
-			} else {
-				vals[j] = unsafe.Slice((*byte)(unsafe.Add(base, o0-i*stride+f.Leaf8EntryHeader)), vl)
-			}
-			j++
+		n := min(to-i, len(vals))
+		if n <= 0 {
+			return got, i
 		}
-		return got + j, i
+		vs := vals[:n]
+		if vl == 0 {
+			for j := range vs {
+				vs[j] = p[:0:0]
+			}
+		} else {
+			v := unsafe.Add(base, o0-i*stride+f.Leaf8EntryHeader)
+			for j := range vs {
+				vs[j] = unsafe.Slice((*byte)(v), vl)
+				v = unsafe.Add(v, -stride)
+			}
+		}
+		if keys != nil {
+			ks := keys[:n]
+			k := unsafe.Add(base, f.PageHeaderSize+8*i)
+			for j := range ks {
+				ks[j] = unsafe.Slice((*byte)(k), 8)
+				k = unsafe.Add(k, 8)
+			}
+		}
+		return got + n, i + n
 	}
 	for ; i < to && j < len(vals); i++ {
 		o := int(le.Uint16((*[2]byte)(unsafe.Add(base, slots+2*i))[:]))
