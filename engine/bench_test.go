@@ -155,6 +155,48 @@ func BenchmarkGetSkewed(b *testing.B) {
 	}
 }
 
+// BenchmarkGetSparse is GetRandom on a table the page claims do not help:
+// keys spread unevenly (gaps of 1 to 2,000) and values of 8 to 24 bytes, so
+// leaves are searched by interpolation and values found through slots.
+func BenchmarkGetSparse(b *testing.B) {
+	const n = 10_000
+	path := filepath.Join(b.TempDir(), "sparse.drydb")
+	bl, _ := NewBuilder(nil)
+	tb, _ := bl.Table("bench", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+	r := rand.New(rand.NewSource(3))
+	ks := make([][]byte, n)
+	k := int64(0)
+	for i := range ks {
+		k += 1 + r.Int63n(2000)
+		ks[i] = benchKey(k)
+		if err := tb.Append(ks[i], make([]byte, 8+r.Intn(17))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := bl.BuildToFile(path); err != nil {
+		b.Fatal(err)
+	}
+	db, err := Open(path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	t, _ := db.Table("bench")
+	keys := make([][]byte, 1024)
+	seed := uint32(42)
+	for i := range keys {
+		seed = seed*1664525 + 1013904223
+		keys[i] = ks[seed%n]
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := t.Get(keys[i%len(keys)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkGetCompressed(b *testing.B) {
 	for _, c := range []Compression{{Kind: CompressZstd}, {Kind: CompressZstd, Dictionary: true}, {Kind: CompressS2}} {
 		b.Run(fmt.Sprintf("%s-dict%v", c.Kind, c.Dictionary), func(b *testing.B) { benchGets(b, 10_000, 1024, c) })
