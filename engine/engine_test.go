@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	f "github.com/drydb/drydb/engine/internal/format"
 	"github.com/drydb/drydb/engine/keyenc"
 )
 
@@ -331,7 +332,10 @@ func TestCorruptionExhaustive(t *testing.T) {
 	tb, _ := b.Table("t", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
 	want := map[int64][]byte{}
 	for i := int64(0); i < 60; i++ {
-		v := []byte(fmt.Sprintf("value %d", i))
+		// consecutive keys and same-size values: the pages carry every claim
+		// (format.Leaf8Seq, Leaf8Fixed, a branch scale), which flips must
+		// not turn into wrong answers either
+		v := []byte(fmt.Sprintf("value %03d", i))
 		if i == 7 {
 			v = bytes.Repeat([]byte("big"), 200) // an overflow value
 		}
@@ -341,6 +345,24 @@ func TestCorruptionExhaustive(t *testing.T) {
 	good, _, err := b.BuildToBytes()
 	if err != nil {
 		t.Fatal(err)
+	}
+	var claims [3]int // leaves flagged consecutive, fixed-size; scaled branches
+	for pg := 512; pg+512 <= len(good); pg += 512 {
+		p := good[pg : pg+512]
+		switch {
+		case p[f.PgType]&f.PgTypeMask == f.PageLeaf8 && p[f.PgLevel] == 0:
+			if p[f.PgType]&f.Leaf8Seq != 0 {
+				claims[0]++
+			}
+			if p[f.PgType]&f.Leaf8Fixed != 0 {
+				claims[1]++
+			}
+		case p[f.PgType] == f.PageBranch8 && le.Uint64(p[f.PgScale:]) != 0:
+			claims[2]++
+		}
+	}
+	if claims[0] == 0 || claims[1] == 0 || claims[2] == 0 {
+		t.Fatalf("the file should carry every page claim: %v", claims)
 	}
 	check := func(data []byte) (detected bool) {
 		db, err := OpenBytes(data, nil)
