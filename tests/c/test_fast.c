@@ -104,6 +104,23 @@ static void build(drydb_builder *b, struct table *t) {
     OK(drydb_builder_table(b, t->name, t->kind, NULL, 0, t->comp, 0, 0, &tb));
     t->rows = calloc(ROWS, sizeof *t->rows);
     size_t want = strcmp(t->name, "empty") == 0 ? 0 : ROWS;
+    if (strcmp(t->name, "dense") == 0) {
+        /* the page claims of docs/FORMAT.md: consecutive keys (a gap every
+         * 700 rows breaks them for one leaf) and same-size values (one
+         * overflow value breaks them for another), so the C lookups take
+         * their arithmetic paths and, on the broken leaves, the others */
+        for (size_t i = 0; i < want; i++) {
+            struct row r = {0};
+            drydb_key_int64((int64_t)i - 1250 + (int64_t)(i / 700), r.k);
+            r.kl = 8;
+            r.vl = i == 1000 ? MAXV - 1 : 9;
+            r.v = malloc(r.vl + 1);
+            for (size_t j = 0; j < r.vl; j++) r.v[j] = (uint8_t)rnd();
+            OK(drydb_builder_append(tb, r.k, r.kl, r.v, r.vl));
+            t->rows[t->n++] = r;
+        }
+        return;
+    }
     for (size_t tries = 0; t->n < want && tries < 20 * ROWS; tries++) {
         struct row r = {0};
         r.kl = make_key(t->kind, r.k);
@@ -373,6 +390,7 @@ int main(void) {
     struct table tabs[] = {
         {"i64", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0},
         {"u64", DRYDB_KEY_UINT64, DRYDB_COMPRESS_NONE, 0, 0},
+        {"dense", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0},
         {"bytes", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
         {"str", DRYDB_KEY_STRING, DRYDB_COMPRESS_NONE, 0, 0},
         {"zstd", DRYDB_KEY_INT64, DRYDB_COMPRESS_ZSTD, 0, 0},
