@@ -123,53 +123,33 @@ func BenchmarkGetStream(b *testing.B) {
 // badly (i^3: most keys crowd the start of each page), for the cost of the
 // search's fallback path.
 func BenchmarkGetSkewed(b *testing.B) {
-	const n = 10_000
-	path := filepath.Join(b.TempDir(), "skewed.drydb")
-	bl, _ := NewBuilder(nil)
-	tb, _ := bl.Table("bench", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
-	cube := func(i int64) []byte { return benchKey(i * i * i) }
-	for i := int64(0); i < n; i++ {
-		tb.Append(cube(i), benchVal(i))
-	}
-	if _, err := bl.BuildToFile(path); err != nil {
-		b.Fatal(err)
-	}
-	db, err := Open(path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	t, _ := db.Table("bench")
-	keys := make([][]byte, 1024)
-	seed := uint32(42)
-	for i := range keys {
-		seed = seed*1664525 + 1013904223
-		keys[i] = cube(int64(seed % n))
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := t.Get(keys[i%len(keys)]); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchGetsOf(b, func(i int64) ([]byte, []byte) { return benchKey(i * i * i), benchVal(i) })
 }
 
 // BenchmarkGetSparse is GetRandom on a table the page claims do not help:
 // keys spread unevenly (gaps of 1 to 2,000) and values of 8 to 24 bytes, so
 // leaves are searched by interpolation and values found through slots.
 func BenchmarkGetSparse(b *testing.B) {
+	r := rand.New(rand.NewSource(3))
+	k := int64(0)
+	benchGetsOf(b, func(int64) ([]byte, []byte) {
+		k += 1 + r.Int63n(2000)
+		return benchKey(k), make([]byte, 8+r.Intn(17))
+	})
+}
+
+// benchGetsOf times Get of the LCG's keys on a 10,000-row int64 table whose
+// row i is row(i) (called once per row, in order).
+func benchGetsOf(b *testing.B, row func(i int64) (key, val []byte)) {
 	const n = 10_000
-	path := filepath.Join(b.TempDir(), "sparse.drydb")
+	path := filepath.Join(b.TempDir(), "bench.drydb")
 	bl, _ := NewBuilder(nil)
 	tb, _ := bl.Table("bench", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
-	r := rand.New(rand.NewSource(3))
 	ks := make([][]byte, n)
-	k := int64(0)
 	for i := range ks {
-		k += 1 + r.Int63n(2000)
-		ks[i] = benchKey(k)
-		if err := tb.Append(ks[i], make([]byte, 8+r.Intn(17))); err != nil {
+		var v []byte
+		ks[i], v = row(int64(i))
+		if err := tb.Append(ks[i], v); err != nil {
 			b.Fatal(err)
 		}
 	}

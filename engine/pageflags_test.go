@@ -153,6 +153,18 @@ func buildInt64Image(t *testing.T, ps int, key func(i int) int64, val func(i int
 	return data
 }
 
+// treeOf returns the descriptor of table "t" in a file image.
+func treeOf(t *testing.T, data []byte) f.Tree {
+	t.Helper()
+	db, err := OpenBytes(data, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, _ := db.Table("t")
+	return tbl.tree.desc
+}
+
 // A branch's scale is a hint: any value leaves every answer right.
 func TestBranchScaleIsAHint(t *testing.T) {
 	const ps, rows = 512, 3000
@@ -160,13 +172,7 @@ func TestBranchScaleIsAHint(t *testing.T) {
 	val := func(i int) []byte { return []byte(fmt.Sprint(i)) }
 	for _, scale := range []uint64{1, 2, 1 << 32, 1 << 62, 1<<64 - 1, 0x9e3779b97f4a7c15} {
 		data := buildInt64Image(t, ps, key, val, rows)
-		db0, err := OpenBytes(data, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tb0, _ := db0.Table("t")
-		d := tb0.tree.desc
-		db0.Close()
+		d := treeOf(t, data)
 		branches := 0
 		for pg := d.FirstPage; pg < d.LastPage; pg++ {
 			p := data[pg*ps : (pg+1)*ps]
@@ -220,13 +226,7 @@ func TestPageFlagsThatLie(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			data := buildInt64Image(t, ps, c.key, c.val, rows)
-			db0, err := OpenBytes(data, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tb0, _ := db0.Table("t")
-			d := tb0.tree.desc
-			db0.Close()
+			d := treeOf(t, data)
 			victim := uint64(0)
 			for pg := d.FirstPage; pg < d.LastPage && victim == 0; pg++ {
 				p := data[pg*ps : (pg+1)*ps]
