@@ -260,19 +260,23 @@ func BenchmarkCount8000(b *testing.B) {
 }
 
 func BenchmarkOpenFirstGet(b *testing.B) {
-	db := benchDB(b, 10_000, Compression{})
-	db.Close()
-	p, _ := benchFiles.Load(fmt.Sprintf("%d-%v", 10_000, Compression{}))
-	for i := 0; i < b.N; i++ {
-		db, err := Open(p.(string), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		t, _ := db.Table("bench")
-		if _, err := t.Get(benchKey(123)); err != nil {
-			b.Fatal(err)
-		}
-		db.Close()
+	for _, n := range shapes {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			db := benchDB(b, n, Compression{})
+			db.Close()
+			p, _ := benchFiles.Load(fmt.Sprintf("%d-%v", n, Compression{}))
+			for i := 0; i < b.N; i++ {
+				db, err := Open(p.(string), nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t, _ := db.Table("bench")
+				if _, err := t.Get(benchKey(123)); err != nil {
+					b.Fatal(err)
+				}
+				db.Close()
+			}
+		})
 	}
 }
 
