@@ -355,7 +355,7 @@ func (db *DB) CacheStats() CacheStats {
 
 // page returns plain page pgno, checking it the first time this process
 // touches it (checksum and structure). Later reads pay one atomic load.
-func (db *DB) page(pgno uint64, level, width int) ([]byte, error) {
+func (db *DB) page(pgno uint64, level int, t *tree) ([]byte, error) {
 	if pgno == 0 || pgno >= db.npages {
 		return nil, &CorruptError{Page: pgno, Offset: int64(pgno) << db.pshift, Reason: "page number out of range"}
 	}
@@ -364,8 +364,11 @@ func (db *DB) page(pgno uint64, level, width int) ([]byte, error) {
 	w := &db.verified[pgno>>6]
 	bit := uint64(1) << (pgno & 63)
 	if w.Load()&bit == 0 {
-		if err := db.checkPage(pgno, p, level, width); err != nil {
+		if err := db.checkPage(pgno, p, level, t.width()); err != nil {
 			return nil, err
+		}
+		if level == 0 && t.k8 {
+			t.noteLeaf(p) // before the bit: see tree.stride
 		}
 		w.Or(bit)
 	} else if nodeLevel(p) != level {

@@ -279,6 +279,10 @@ func (tr *tree) get8(k uint64) ([]byte, error) {
 			}
 		}
 		if typ&f.Leaf8Fixed != 0 {
+			if s := int(tr.stride.Load()); s > 0 { // the page's entry size: see tree.stride
+				e := len(p) - (i+1)*s + f.Leaf8EntryHeader
+				return p[e : e+s-f.Leaf8EntryHeader : e+s-f.Leaf8EntryHeader], nil
+			}
 			return fixedVal(p, i), nil
 		}
 		return tr.leafValue8(p, i)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/binary"
+	"sync/atomic"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 )
@@ -18,6 +19,37 @@ type tree struct {
 	k8 bool
 	// cacheID numbers the compressed trees of a DB (from 1) for cache tags.
 	cacheID uint16
+	// stride is the entry size (2 + value length) shared by every
+	// fixed-size leaf (format.Leaf8Fixed) this process has checked so far:
+	// 0 before the first, -1 once two differ. It is set before a page's
+	// checked bit, so a reader that sees the bit and a stride > 0 knows the
+	// page's entries have that size, and finds entry i at P - (i+1)*stride
+	// without reading slot 0: at 1M rows that slot's line is a cache miss
+	// (it sits at the same offset in every page, which caches map to few sets).
+	stride atomic.Int64
+}
+
+// noteLeaf records a checked leaf8 page's entry size in stride.
+func (t *tree) noteLeaf(p []byte) {
+	if p[f.PgType]&f.Leaf8Fixed == 0 {
+		return
+	}
+	s := int64(len(p) - slotOff8(p, 0))
+	for {
+		old := t.stride.Load()
+		switch {
+		case old == s || old < 0:
+			return
+		case old == 0:
+			if t.stride.CompareAndSwap(0, s) {
+				return
+			}
+			// another page got there first: compare with it
+		default:
+			t.stride.Store(-1)
+			return
+		}
+	}
 }
 
 // node is a node being read: its bytes and, for a cached leaf, the slot
@@ -64,7 +96,7 @@ func (t *tree) pageSlow(ref uint64, level int) ([]byte, error) {
 	if ref < t.desc.FirstPage || ref >= t.desc.LastPage {
 		return nil, t.corrupt(ref, "page outside the tree's region")
 	}
-	return t.db.page(ref, level, t.width())
+	return t.db.page(ref, level, t)
 }
 
 func (t *tree) width() int {
