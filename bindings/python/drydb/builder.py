@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from ctypes import byref, c_int64, c_size_t, c_uint8, c_void_p, string_at
+from array import array as _SizeArray
+from ctypes import byref, c_int64, c_size_t, c_uint8, c_void_p, sizeof, string_at
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _lib as L
@@ -14,6 +15,8 @@ from .keys import KeyCodec, KeySpec, key_kind
 __all__ = ["Builder", "TableBuilder", "IndexBuilder"]
 
 _CHUNK = 4096
+# the array typecode of size_t (unsigned long on LP64, unsigned long long on LLP64)
+_SIZE_CODE = "L" if _SizeArray("L").itemsize == sizeof(c_size_t) else "Q"
 _COMPRESSIONS = {None: 0, "none": 0, "zstd": 1, "s2": 2}
 _DEFAULT: Any = object()
 
@@ -31,6 +34,13 @@ def _compression(spec: Any) -> int:
         except KeyError:
             raise ValueError("drydb: unknown compression %r (None, 'zstd' or 's2')" % spec) from None
     raise TypeError("drydb: compression must be None, 'zstd' or 's2', not %r" % (spec,))
+
+
+def _lengths(items: List[bytes]) -> Any:
+    """A size_t array of the items' lengths (through array: building a ctypes
+    array from n arguments costs several times more)."""
+    a = _SizeArray(_SIZE_CODE, map(len, items))
+    return (c_size_t * len(a)).from_buffer(a)
 
 
 def _as_bytes(v: Any, what: str) -> bytes:
@@ -167,7 +177,8 @@ class Builder:
     def _free(self) -> None:
         self._done = True
         for tb in self._tables.values():
-            tb._pending.clear()
+            tb._keys.clear()
+            tb._vals.clear()
         if self._h.value:
             h, self._h = self._h, c_void_p()
             L.builder_free(h)
@@ -203,7 +214,9 @@ class TableBuilder:
         self._enc = key.encode
         self._venc = codec.encode if codec is not None else None
         self._funcs: List[Tuple["IndexBuilder", IndexFunc]] = []
-        self._pending: List[Tuple[bytes, bytes]] = []
+        # rows waiting for the next library call, keys and values apart
+        self._keys: List[bytes] = []
+        self._vals: List[bytes] = []
 
     def _value(self, v: Any) -> bytes:
         if self._venc is not None:
@@ -229,8 +242,9 @@ class TableBuilder:
         v = self._value(value)
         if self._funcs:
             self._index_rows(key, k, value)
-        self._pending.append((k, v))
-        if len(self._pending) >= _CHUNK:
+        self._keys.append(k)
+        self._vals.append(v)
+        if len(self._keys) >= _CHUNK:
             self._flush()
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -240,7 +254,11 @@ class TableBuilder:
         """Add ``(key, value)`` pairs from any iterable (batched: one library
         call per few thousand rows). Returns the number added."""
         self._b._check()
-        enc, val, pending, funcs = self._enc, self._value, self._pending, self._funcs
+        # the loop is most of a Python build: names bound once, bytes values
+        # taken as they are without a call
+        enc, venc, funcs = self._enc, self._venc, self._funcs
+        keys, vals = self._keys, self._vals
+        kadd, vadd = keys.append, vals.append
         n = 0
         for row in rows:
             try:
@@ -248,27 +266,33 @@ class TableBuilder:
             except (TypeError, ValueError):
                 raise TypeError("drydb: add_many() takes (key, value) pairs, got %r" % (row,)) from None
             k = enc(key)
-            pending.append((k, val(value)))
+            if venc is not None:
+                v = venc(value)
+            elif type(value) is bytes:
+                v = value
+            else:
+                v = _as_bytes(value, "value")
+            kadd(k)
+            vadd(v)
             if funcs:
                 self._index_rows(key, k, value)
             n += 1
-            if len(pending) >= _CHUNK:
+            if len(keys) >= _CHUNK:
                 self._flush()
         self._flush()
         return n
 
     def _flush(self) -> None:
-        rows = self._pending
-        if not rows:
+        keys, vals = self._keys, self._vals
+        n = len(keys)
+        if not n:
             return
-        n = len(rows)
-        keys = [r[0] for r in rows]
-        vals = [r[1] for r in rows]
-        rows.clear()
-        klens = (c_size_t * n)(*map(len, keys))
-        vlens = (c_size_t * n)(*map(len, vals))
-        L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), klens,
-                                      b"".join(vals), vlens), "table %r" % self.name)
+        try:
+            L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), _lengths(keys),
+                                          b"".join(vals), _lengths(vals)), "table %r" % self.name)
+        finally:
+            keys.clear()
+            vals.clear()
 
     def index(self, name: str, key: KeySpec = "bytes", *, unique: bool = False,
               func: Optional[IndexFunc] = None) -> "IndexBuilder":
@@ -332,10 +356,8 @@ class IndexBuilder:
     def _send(self, iks: List[bytes], pks: List[bytes]) -> int:
         n = len(iks)
         if n:
-            il = (c_size_t * n)(*map(len, iks))
-            pl = (c_size_t * n)(*map(len, pks))
-            L.check(L.builder_index_add_many(self._h, c_size_t(n), b"".join(iks), il,
-                                             b"".join(pks), pl), "index %r" % self.name)
+            L.check(L.builder_index_add_many(self._h, c_size_t(n), b"".join(iks), _lengths(iks),
+                                             b"".join(pks), _lengths(pks)), "index %r" % self.name)
             iks.clear()
             pks.clear()
         return n

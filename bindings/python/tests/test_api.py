@@ -462,3 +462,21 @@ def test_table_indexes_listing(tmp_path):
         db.close()
         with pytest.raises(drydb.ClosedError):
             db["t"]
+
+
+def test_add_many_value_types(tmp_path):
+    """add_many takes bytes as they are and other bytes-likes by copy; a
+    value of another type is a TypeError naming it, and the rows before it
+    stay added."""
+    p = str(tmp_path / "vt.drydb")
+    with drydb.Builder(p) as b:
+        t = b.table("t", key="int64")
+        rows = [(0, b"b"), (1, bytearray(b"ba")), (2, memoryview(b"mv")), (3, b"")]
+        assert t.add_many(rows) == 4
+        with pytest.raises(TypeError, match="str"):
+            t.add_many([(4, b"ok"), (5, "text")])
+        assert t.add_many((i, b"%d" % i) for i in range(6, 5000)) == 4994  # more than one chunk
+    with drydb.open(p) as d:
+        t = d["t"]
+        assert [t[i] for i in range(5)] == [b"b", b"ba", b"mv", b"", b"ok"]
+        assert 5 not in t and t[4999] == b"4999" and len(t) == 4999
