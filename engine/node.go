@@ -300,13 +300,18 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 		return "bad entry count"
 	}
 	areaStart := f.PageHeaderSize + fixed
-	if array && leaf {
+	switch {
+	case array && leaf:
 		if r := checkLeaf8(p, n, areaStart, dataEnd, ps); r != "" {
+			return r
+		}
+	case array:
+		if r := checkBranch8(p, n); r != "" {
 			return r
 		}
 	}
 	var prev []byte
-	for i := 0; i < n && !(array && leaf); i++ {
+	for i := 0; i < n && !array; i++ {
 		var k []byte
 		if leaf {
 			var o, hdr, kl int
@@ -425,6 +430,31 @@ func checkLeaf8(p []byte, n, areaStart int, dataEnd uint64, ps int) string {
 				return "overflow reference out of range"
 			}
 		}
+	}
+	return ""
+}
+
+// checkBranch8 is checkNode's loop for branch8 pages: the general loop's
+// checks (row counts increasing from 0, separators 1..n-1 increasing), on
+// the three arrays as integers.
+func checkBranch8(p []byte, n int) string {
+	keys := p[f.PageHeaderSize : f.PageHeaderSize+8*n]
+	before := p[f.PageHeaderSize+16*n : f.PageHeaderSize+24*n]
+	if le.Uint64(before) != 0 {
+		return "first child count"
+	}
+	var prevKey, prevRows uint64
+	for i := 1; i < n; i++ {
+		rows := le.Uint64(before[8*i:])
+		if rows <= prevRows {
+			return "row counts out of order"
+		}
+		prevRows = rows
+		k := be.Uint64(keys[8*i:])
+		if i > 1 && k <= prevKey {
+			return "keys out of order"
+		}
+		prevKey = k
 	}
 	return ""
 }
