@@ -21,6 +21,11 @@ if [ -n "$others" ]; then
     echo "libdrydb.so exports symbols outside drydb_*:" $others >&2
     exit 1
 fi
+internal=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep '^drydb__.*_go$' || true)
+if [ -n "$internal" ]; then
+    echo "libdrydb.so exports fast.c's fallbacks into Go (capi/exports.map hides them):" $internal >&2
+    exit 1
+fi
 n=$(wc -l < "$tmp.hdr")
 [ "$n" -gt 40 ] || { echo "only $n functions found: parsing broke" >&2; exit 1; }
 if [ -e "$(dirname "$lib")/libdrydb.h" ]; then
