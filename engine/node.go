@@ -266,9 +266,9 @@ func upperBoundScaled(keys []byte, k, scale uint64) int {
 // checkNode validates a node's structure so that the accessors above can
 // never index out of range: type and level, entry count, slot offsets,
 // lengths, key order within the node, and overflow references inside the
-// page area. width 8 requires the key-array layout. It runs once per page
-// per process (plain files) or once per block decode.
-func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
+// tree's region (ovf). width 8 requires the key-array layout. It runs once
+// per page per process (plain files) or once per block decode.
+func checkNode(p []byte, wantLevel, width int, ovf ovfArea) string {
 	if len(p) < f.PageHeaderSize {
 		return "short page"
 	}
@@ -302,7 +302,7 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	areaStart := f.PageHeaderSize + fixed
 	switch {
 	case array && leaf:
-		if r := checkLeaf8(p, n, areaStart, dataEnd, ps); r != "" {
+		if r := checkLeaf8(p, n, areaStart, ovf); r != "" {
 			return r
 		}
 	case array:
@@ -343,8 +343,7 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 			}
 			if vl&f.OverflowFlag != 0 {
 				ref, _ := leafVal(p, i)
-				pg, ln := le.Uint64(ref), le.Uint64(ref[8:])
-				if pg == 0 || pg >= dataEnd/uint64(ps) || ln > dataEnd-pg*uint64(ps) {
+				if !ovf.holds(le.Uint64(ref), le.Uint64(ref[8:])) {
 					return "overflow reference out of range"
 				}
 			}
@@ -401,7 +400,7 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 // checkLeaf8 is checkNode's loop for leaf8 pages (one per page on first
 // touch, so on the way of every cold read): the same checks as the general
 // loop, with the keys compared as integers.
-func checkLeaf8(p []byte, n, areaStart int, dataEnd uint64, ps int) string {
+func checkLeaf8(p []byte, n, areaStart int, ovf ovfArea) string {
 	keys := p[f.PageHeaderSize : f.PageHeaderSize+8*n]
 	slots := p[f.PageHeaderSize+8*n : f.PageHeaderSize+10*n]
 	var prev uint64
@@ -425,8 +424,7 @@ func checkLeaf8(p []byte, n, areaStart int, dataEnd uint64, ps int) string {
 				return "bad overflow reference"
 			}
 			ref := p[o+f.Leaf8EntryHeader:]
-			pg, ln := le.Uint64(ref), le.Uint64(ref[8:])
-			if pg == 0 || pg >= dataEnd/uint64(ps) || ln > dataEnd-pg*uint64(ps) {
+			if !ovf.holds(le.Uint64(ref), le.Uint64(ref[8:])) {
 				return "overflow reference out of range"
 			}
 		}
@@ -466,4 +464,17 @@ func fixedVal(p []byte, i int) []byte {
 	stride := len(p) - o0
 	s := o0 - i*stride + f.Leaf8EntryHeader
 	return p[s : s+stride-f.Leaf8EntryHeader : s+stride-f.Leaf8EntryHeader]
+}
+
+// ovfArea is where a tree's overflow values may lie: its own region
+// (pages [first, last)), which no other tree shares (checked at open).
+type ovfArea struct {
+	first, last uint64
+	pshift      uint
+}
+
+// holds reports whether a value of ln bytes from page pg lies in the area,
+// in arithmetic that cannot wrap.
+func (a ovfArea) holds(pg, ln uint64) bool {
+	return pg >= a.first && pg < a.last && ln <= (a.last-pg)<<a.pshift
 }

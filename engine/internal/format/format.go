@@ -163,6 +163,13 @@ func MaxKeySize(pageSize int) int {
 	return (pageSize-PageHeaderSize)/4 - BranchEntryHdr - SlotSize
 }
 
+// MaxBlockLen is the longest stored block (after the block header) for a
+// page size: a compressed block is smaller than its page (else it is stored
+// plain, exactly one page), and a filter may add up to a page plus 4 KiB
+// (nonces, tags, padding). Readers refuse longer blocks before reading them,
+// so a block costs at most this much to check and decode.
+func MaxBlockLen(pageSize int) int { return 2*pageSize + 4096 }
+
 // OverflowThreshold is the largest value stored inside a leaf; longer values
 // go to overflow pages so that a leaf keeps a useful number of entries.
 func OverflowThreshold(pageSize int) int { return pageSize / 4 }
