@@ -71,8 +71,8 @@ type blockCodec struct {
 	ps      int
 	pool    sync.Pool
 	// reader side
-	decs *zstdDecoders
-	dict dictRef
+	decs      *zstdDecoders
+	dict      dictRef
 	dictBytes []byte
 }
 

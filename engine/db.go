@@ -58,8 +58,8 @@ type DB struct {
 	// number -> ovfCheck. Not the page bitmap: that one means "checked as
 	// a tree page", and a value's bytes may lie (in a hostile file) over a
 	// tree page.
-	ovf sync.Map
-	closed   atomic.Bool
+	ovf    sync.Map
+	closed atomic.Bool
 }
 
 // Open maps the file at path read-only. It takes no lock and writes nothing,
