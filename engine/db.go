@@ -169,8 +169,9 @@ func (db *DB) readHeader() error {
 	if [8]byte(d[:8]) != f.Magic {
 		return corruptAt(0, "not a drydb file (bad magic)")
 	}
-	if v := f.U32(d, f.HdrVersion); v != f.Version {
-		return fmt.Errorf("%w: file has format version %d, this engine reads version %d", ErrVersion, v, f.Version)
+	version := f.U32(d, f.HdrVersion)
+	if version < f.MinVersion || version > f.Version {
+		return fmt.Errorf("%w: file has format version %d, this engine reads versions %d to %d", ErrVersion, version, f.MinVersion, f.Version)
 	}
 	if f.CRC(d[:f.HdrCRC]) != f.U32(d, f.HdrCRC) {
 		return corruptAt(0, "header checksum mismatch")
@@ -211,7 +212,7 @@ func (db *DB) readHeader() error {
 		return corruptAt(int64(catOff), "%v", err)
 	}
 	db.verified = make([]atomic.Uint64, (db.npages+63)/64)
-	db.info = Info{FormatVersion: f.Version, PageSize: ps, FileSize: int64(size),
+	db.info = Info{FormatVersion: version, PageSize: ps, FileSize: int64(size),
 		Created: time.Unix(0, cat.Created), BuildID: cat.BuildID, Metadata: map[string][]byte{}}
 	for _, kv := range cat.Meta {
 		db.info.Metadata[string(kv.Key)] = kv.Value
