@@ -119,9 +119,9 @@ const (
 	// entry i lies at slot[0] - i*(P - slot[0]) (entries are laid down from
 	// the end of the page in key order): records of a fixed size, also
 	// common. A get reads no slot of its own.
-	PgTypeMask       = 0x0f
-	Leaf8Seq         = 0x10
-	Leaf8Fixed       = 0x20
+	PgTypeMask = 0x0f
+	Leaf8Seq   = 0x10
+	Leaf8Fixed = 0x20
 	// PgHeads (slotted pages, PageLeaf and PageBranch, format version 2):
 	// the page carries the keys' heads, so that a search compares integers
 	// and reads a key's bytes only on a tie. After the slot array:
