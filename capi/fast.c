@@ -443,8 +443,57 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
     return DRYDB_OK;
 }
 
-/* Keys the fast path may look up as they are: for other encodings the Go
- * side validates the key first (a refused key is an error, not a miss). */
+/* utf8_valid is Go's utf8.Valid (keyenc's rule for string keys): no
+ * overlong forms, no surrogates, nothing above U+10FFFF, nothing cut off. */
+static int utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) { /* eight ASCII bytes at a time */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if ((w & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint8_t lo = 0x80, hi = 0xBF; /* the second byte's range */
+        if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            if (c == 0xE0) lo = 0xA0;      /* overlong */
+            else if (c == 0xED) hi = 0x9F; /* surrogates */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            if (c == 0xF0) lo = 0x90;      /* overlong */
+            else if (c == 0xF4) hi = 0x8F; /* above U+10FFFF */
+        } else return 0;
+        if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) return 0;
+        for (size_t j = 2; j < len; j++)
+            if ((s[i + j] & 0xC0) != 0x80) return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* float_ok is keyenc.DecodeFloat64's rule: 8 bytes, not the encoding of
+ * -0 (keys hold +0 only) or of a NaN. */
+static inline int float_ok(const uint8_t *key, size_t klen) {
+    if (klen != 8) return 0;
+    uint64_t u = u64be(key);
+    if (u == 0x7fffffffffffffffull) return 0;
+    uint64_t bits = (u >> 63) ? u & ~(1ull << 63) : ~u;
+    return !((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0x000fffffffffffffull) != 0);
+}
+
+/* Keys the fast path may look up as they are: for other encodings (and a
+ * key one of these refuses) the Go side validates the key first, so that
+ * a refused key is an error, not a miss. Composite keys go to Go. */
 static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
     switch (ft->kind) {
     case DRYDB_KEY_BYTES:
@@ -452,13 +501,13 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
     case DRYDB_KEY_INT64:
     case DRYDB_KEY_UINT64:
         return klen == 8;
+    case DRYDB_KEY_FLOAT64:
+        return float_ok(key, klen);
     case DRYDB_KEY_UUID:
     case DRYDB_KEY_ULID:
         return klen == 16;
-    case DRYDB_KEY_STRING: /* ASCII is valid UTF-8; the rest is checked in Go */
-        for (size_t i = 0; i < klen; i++)
-            if (key[i] & 0x80) return 0;
-        return 1;
+    case DRYDB_KEY_STRING:
+        return utf8_valid(key, klen);
     }
     return 0;
 }

@@ -79,6 +79,12 @@ static size_t make_key(int kind, uint8_t *k) {
         }
         return n;
     }
+    case DRYDB_KEY_FLOAT64: { /* some integers, some fractions, both signs */
+        double x = (double)((int64_t)(rnd() % 4000) - 2000);
+        if (rnd() % 3 == 0) x /= 7.0;
+        drydb_key_float64(x, k);
+        return 8;
+    }
     case DRYDB_KEY_UUID: { /* UUIDv7-like: a clock in the leading bytes (shared by neighbours), a random tail */
         uint64_t ms = 1700000000000ull + rnd() % 900;
         for (int i = 0; i < 6; i++) k[i] = (uint8_t)(ms >> (40 - 8 * i));
@@ -157,6 +163,46 @@ static void build(drydb_builder *b, struct table *t) {
         t->rows[t->n++] = r;
     }
     qsort(t->rows, t->n, sizeof *t->rows, by_key);
+}
+
+/* Keys the encodings refuse are DRYDB_BADKEY on the C path as on Go's (the
+ * C path validates string and float64 keys itself), cold and warm. */
+static void refused_keys(drydb_db *db) {
+    static const struct { const char *table; const char *k; size_t kl; } bad[] = {
+        {"str", "\xC3", 1},                 /* cut off */
+        {"str", "a\xC3\x28", 3},           /* bad continuation */
+        {"str", "\xC0\xAF", 2},            /* overlong */
+        {"str", "\xE0\x80\xAF", 3},       /* overlong */
+        {"str", "\xED\xA0\x80", 3},       /* surrogate */
+        {"str", "\xF4\x90\x80\x80", 4},  /* above U+10FFFF */
+        {"str", "\xF8\x88\x80\x80\x80", 5},
+        {"str", "abcdefgh\xFF", 9},         /* after an ASCII word */
+        {"f64", "\x7f\xff\xff\xff\xff\xff\xff\xff", 8}, /* -0 */
+        {"f64", "\xff\xf8\x00\x00\x00\x00\x00\x00", 8}, /* NaN */
+        {"f64", "\x00\x07\xff\xff\xff\xff\xff\xff", 8}, /* a negative NaN */
+        {"f64", "\x00", 1},
+    };
+    static const struct { const char *k; size_t kl; } good[] = {
+        {"\xC3\xA9", 2}, {"\xE2\x82\xAC", 3}, {"\xF0\x9F\x98\x80", 4}, {"\xF4\x8F\xBF\xBF", 4},
+        {"\xED\x9F\xBF", 3}, {"plain ascii text!", 17},
+    };
+    for (int warm = 0; warm < 2; warm++) {
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            drydb_table *t;
+            OK(drydb_table_open(db, bad[i].table, &t));
+            const uint8_t *v;
+            size_t vl;
+            CHECK_RC(drydb_get(t, (const uint8_t *)bad[i].k, bad[i].kl, &v, &vl), DRYDB_BADKEY);
+        }
+        for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+            drydb_table *t;
+            OK(drydb_table_open(db, "str", &t));
+            const uint8_t *v;
+            size_t vl;
+            int rc = drydb_get(t, (const uint8_t *)good[i].k, good[i].kl, &v, &vl);
+            CHECK(rc == DRYDB_OK || rc == DRYDB_NOTFOUND);
+        }
+    }
 }
 
 /* Truth: the rows of [lo, hi] from the sorted model. */
@@ -416,6 +462,7 @@ int main(void) {
         {"bytes", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
         {"str", DRYDB_KEY_STRING, DRYDB_COMPRESS_NONE, 0, 0},
         {"uuid", DRYDB_KEY_UUID, DRYDB_COMPRESS_NONE, 0, 0},
+        {"f64", DRYDB_KEY_FLOAT64, DRYDB_COMPRESS_NONE, 0, 0},
         {"prefixed", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
         {"zstd", DRYDB_KEY_INT64, DRYDB_COMPRESS_ZSTD, 0, 0},
         {"empty", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
@@ -442,6 +489,7 @@ int main(void) {
                 int_words(tt, tabs[i].kind);
             py_paths(tt, &tabs[i]);
         }
+        refused_keys(db);
         /* arguments the fast path passes to Go for the error */
         drydb_table *tt;
         OK(drydb_table_open(db, "i64", &tt));
