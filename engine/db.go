@@ -134,10 +134,10 @@ func openData(data []byte, opts *Options) (db *DB, err error) {
 		cacheBytes = 64 << 20
 	}
 	// The cache never needs more than every compressed leaf decoded at once.
-	var need int64
+	var need int64 // bytes; Leaves is bounded by the file (checkTree)
 	for _, t := range db.tables {
 		if t.codec != nil {
-			need += int64(t.tree.desc.Leaves+1) * int64(db.ps)
+			need = min(need+int64(t.tree.desc.Leaves+1)*int64(db.ps), cacheBytes)
 		}
 	}
 	if need > 0 {
@@ -269,6 +269,16 @@ func (db *DB) checkTree(tr *f.Tree, blocks bool, catOff int64, what string) erro
 			return corruptAt(catOff, "%s: empty tree with rows", what)
 		}
 		return nil
+	}
+	// Counts the region could not hold are corrupt (sizes computed from
+	// them must not overflow): a leaf is a page, or a block of at least its
+	// header, and holds fewer entries than its page has bytes.
+	maxLeaves := tr.LastPage - tr.FirstPage
+	if blocks {
+		maxLeaves = maxLeaves << db.pshift / f.BlockHeaderSize
+	}
+	if tr.Leaves == 0 || tr.Leaves > maxLeaves || tr.Rows == 0 || tr.Rows/uint64(db.ps) >= tr.Leaves {
+		return corruptAt(catOff, "%s: %d rows in %d leaves cannot fit pages %d..%d", what, tr.Rows, tr.Leaves, tr.FirstPage, tr.LastPage)
 	}
 	if blocks && tr.Depth == 1 {
 		if tr.Root < tr.FirstPage<<db.pshift || tr.Root >= tr.LastPage<<db.pshift {
