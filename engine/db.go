@@ -217,6 +217,11 @@ func (db *DB) readHeader() error {
 	for _, kv := range cat.Meta {
 		db.info.Metadata[string(kv.Key)] = kv.Value
 	}
+	// Regions first, from the descriptors alone: a file of many tables
+	// sharing pages is refused before anything is built for them.
+	if err := db.checkRegions(cat, int64(catOff)); err != nil {
+		return err
+	}
 	db.decoders = &zstdDecoders{m: map[dictRef]*zstdDecoder{}, ps: ps}
 	for i := range cat.Tables {
 		t, err := db.newTable(&cat.Tables[i], int64(catOff))
@@ -229,7 +234,7 @@ func (db *DB) readHeader() error {
 		db.tables = append(db.tables, t)
 		db.byName[t.name] = t
 	}
-	return db.checkRegions(int64(catOff))
+	return nil
 }
 
 // checkRegions makes sure that no two trees share a page. A page's checked
@@ -237,23 +242,35 @@ func (db *DB) readHeader() error {
 // (with that tree's key width, at the level its header states), so a
 // reference from another tree can never reach a page checked under other
 // rules, and Verify, which walks each tree once, reads each page once.
-func (db *DB) checkRegions(catOff int64) error {
+func (db *DB) checkRegions(cat *f.Catalog, catOff int64) error {
 	type region struct {
 		lo, hi uint64
-		what   string
+		tbl    int
+		index  int // -1: the table's own tree
 	}
 	var rs []region
-	for _, t := range db.tables {
-		for _, tr := range append([]*tree{&t.tree}, t.indexTrees()...) {
-			if tr.desc.FirstPage < tr.desc.LastPage {
-				rs = append(rs, region{tr.desc.FirstPage, tr.desc.LastPage, tr.name})
-			}
+	add := func(tr *f.Tree, tbl, index int) {
+		if tr.FirstPage < tr.LastPage {
+			rs = append(rs, region{tr.FirstPage, tr.LastPage, tbl, index})
 		}
+	}
+	for i := range cat.Tables {
+		add(&cat.Tables[i].Tree, i, -1)
+		for j := range cat.Tables[i].Indexes {
+			add(&cat.Tables[i].Indexes[j].Tree, i, j)
+		}
+	}
+	what := func(r region) string {
+		t := &cat.Tables[r.tbl]
+		if r.index < 0 {
+			return fmt.Sprintf("table %q", t.Name)
+		}
+		return fmt.Sprintf("index %q of table %q", t.Indexes[r.index].Name, t.Name)
 	}
 	sort.Slice(rs, func(i, j int) bool { return rs[i].lo < rs[j].lo })
 	for i := 1; i < len(rs); i++ {
 		if rs[i].lo < rs[i-1].hi {
-			return corruptAt(catOff, "%s and %s share pages %d..%d", rs[i-1].what, rs[i].what, rs[i].lo, min(rs[i].hi, rs[i-1].hi)-1)
+			return corruptAt(catOff, "%s and %s share pages %d..%d", what(rs[i-1]), what(rs[i]), rs[i].lo, min(rs[i].hi, rs[i-1].hi)-1)
 		}
 	}
 	return nil

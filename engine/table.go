@@ -92,15 +92,6 @@ func (t *Table) Depth() int { return int(t.tree.desc.Depth) }
 // Leaves returns the number of leaf pages (or blocks).
 func (t *Table) Leaves() uint64 { return t.tree.desc.Leaves }
 
-// indexTrees returns the trees of the table's indexes.
-func (t *Table) indexTrees() []*tree {
-	trs := make([]*tree, len(t.indexes))
-	for i, ix := range t.indexes {
-		trs[i] = &ix.tree
-	}
-	return trs
-}
-
 // Indexes returns the names of the table's secondary indexes, sorted.
 func (t *Table) Indexes() []string {
 	names := make([]string, len(t.indexes))
