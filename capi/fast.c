@@ -377,12 +377,25 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
     case DRYDB_KEY_UUID:
     case DRYDB_KEY_ULID:
         return klen == 16;
+    case DRYDB_KEY_FLOAT64: { /* not -0 (stored as +0) and not a NaN, as engine/keyenc */
+        if (klen != 8) return 0;
+        uint64_t u = u64be(key);
+        if (u == 0x7FFFFFFFFFFFFFFFull) return 0;
+        u = (u >> 63) ? u & 0x7FFFFFFFFFFFFFFFull : ~u & 0x7FFFFFFFFFFFFFFFull;
+        return u <= 0x7FF0000000000000ull; /* exponent all ones with a mantissa: NaN */
+    }
     case DRYDB_KEY_STRING: /* ASCII is valid UTF-8; the rest is checked in Go */
         for (size_t i = 0; i < klen; i++)
             if (key[i] & 0x80) return 0;
         return 1;
     }
     return 0;
+}
+
+/* A bound is a key: one the fast path cannot vouch for goes to Go, which
+ * validates it (DRYDB_BADKEY) as drydb_get does its key. */
+static inline int bound_key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen, int kind) {
+    return kind == DRYDB_UNBOUNDED || key_ok(ft, key, klen);
 }
 
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
@@ -521,7 +534,8 @@ EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
                        const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
+        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc, rc = count_rows(ft, lo, lolen, lokind, hi, hilen, hikind, out));
         if (rc != FALLBACK) return rc;
@@ -532,7 +546,7 @@ EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
 EXPORT int drydb_rank(drydb_table *t, const uint8_t *key, size_t klen, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN) {
+    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && key_ok(ft, key, klen)) {
         int rc = FALLBACK, found;
         GUARDED(ft, h, rc, rc = rank(ft, key, klen, out, &found));
         if (rc != FALLBACK) return rc;
@@ -855,7 +869,8 @@ EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
     struct drydb__ft *ft = find(h);
     if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
         (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
-        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
+        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc,
                 rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys,
