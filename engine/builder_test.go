@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -240,5 +241,32 @@ func TestBuildToFileRefusesNonRegular(t *testing.T) {
 	}
 	if _, err := Open(target, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// docs/FORMAT.md states the longest key at three page sizes; they are the
+// engine's (the 64 KiB figure once said 16,364).
+func TestMaxKeySizeAsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/FORMAT.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := regexp.MustCompile(`The longest key is .*\(([^)]*)\)`).FindSubmatch(doc)
+	if line == nil {
+		t.Fatal("FORMAT.md: no longest-key line")
+	}
+	figures := regexp.MustCompile(`([\d,]+) at (\d+) (KiB|B)`).FindAllSubmatch(line[1], -1)
+	if len(figures) != 3 {
+		t.Fatalf("FORMAT.md: %q", line[1])
+	}
+	for _, f := range figures {
+		want, _ := strconv.Atoi(strings.ReplaceAll(string(f[1]), ",", ""))
+		ps, _ := strconv.Atoi(string(f[2]))
+		if string(f[3]) == "KiB" {
+			ps <<= 10
+		}
+		if got := MaxKeySize(ps); got != want {
+			t.Errorf("FORMAT.md says %d bytes at %d-byte pages, the engine %d", want, ps, got)
+		}
 	}
 }
