@@ -512,6 +512,12 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
     return 0;
 }
 
+/* A bound is a key: one the fast path cannot vouch for goes to Go, which
+ * validates it (DRYDB_BADKEY) as drydb_get does its key. */
+static inline int bound_key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen, int kind) {
+    return kind == DRYDB_UNBOUNDED || key_ok(ft, key, klen);
+}
+
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
@@ -648,7 +654,8 @@ EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
                        const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
+        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc, rc = count_rows(ft, lo, lolen, lokind, hi, hilen, hikind, out));
         if (rc != FALLBACK) return rc;
@@ -659,7 +666,7 @@ EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
 EXPORT int drydb_rank(drydb_table *t, const uint8_t *key, size_t klen, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN) {
+    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && key_ok(ft, key, klen)) {
         int rc = FALLBACK, found;
         GUARDED(ft, h, rc, rc = rank(ft, key, klen, out, &found));
         if (rc != FALLBACK) return rc;
@@ -976,7 +983,8 @@ EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
     struct drydb__ft *ft = find(h);
     if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
         (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
-        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
+        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc,
                 rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys,

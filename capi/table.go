@@ -9,6 +9,7 @@ import "C"
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -327,19 +328,30 @@ func (s *manyScratch) release() {
 	manyPool.Put(s)
 }
 
-// bound converts a C range end. keep copies the key into Go memory for
+// bound converts a C range end. A bound is a key and is validated as one
+// (keyenc.ValidateBound; what names it in the message): a bound no key can
+// equal is the caller's mistake, as a key of drydb_get is. An exclusive upper
+// bound may also end a prefix range (keyenc.ValidateUpperBound), as the
+// bindings' prefix queries send. keep copies the key into Go memory for
 // engine objects that hold on to it (cursors).
-func bound(p *C.uint8_t, n C.size_t, k C.int, keep bool) (engine.Bound, C.int) {
+func bound(what string, p *C.uint8_t, n C.size_t, k C.int, enc keyenc.Encoding, upper, keep bool) (engine.Bound, C.int) {
 	switch k {
 	case C.DRYDB_UNBOUNDED:
 		return engine.Bound{}, codeOK
 	case C.DRYDB_INCLUSIVE, C.DRYDB_EXCLUSIVE:
 	default:
-		return engine.Bound{}, failf(codeInvalid, "bad bound kind %d", int(k))
+		return engine.Bound{}, failf(codeInvalid, "bad %s kind %d", what, int(k))
 	}
 	b, ok := in(p, n)
 	if !ok {
-		return engine.Bound{}, badLen("bound key", p, n)
+		return engine.Bound{}, badLen(what, p, n)
+	}
+	err := enc.ValidateBound(b)
+	if upper && k == C.DRYDB_EXCLUSIVE {
+		err = enc.ValidateUpperBound(b)
+	}
+	if err != nil {
+		return engine.Bound{}, badKey(what, err)
 	}
 	if keep {
 		b = append([]byte{}, b...)
@@ -347,12 +359,25 @@ func bound(p *C.uint8_t, n C.size_t, k C.int, keep bool) (engine.Bound, C.int) {
 	return engine.Bound{Kind: engine.BoundKind(k), Key: b}, codeOK
 }
 
-func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, keep bool) (engine.Bound, engine.Bound, C.int) {
-	l, rc := bound(lo, lolen, lokind, keep)
+// checkKey refuses a seek or rank key that is no bound of the encoding
+// (keyenc.ValidateBound), with DRYDB_BADKEY as drydb_get does.
+func checkKey(what string, k []byte, enc keyenc.Encoding) C.int {
+	if err := enc.ValidateBound(k); err != nil {
+		return badKey(what, err)
+	}
+	return codeOK
+}
+
+func badKey(what string, err error) C.int {
+	return failf(codeBadKey, "%s: %s", what, strings.TrimPrefix(err.Error(), "drydb: "))
+}
+
+func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, enc keyenc.Encoding, keep bool) (engine.Bound, engine.Bound, C.int) {
+	l, rc := bound("lower bound", lo, lolen, lokind, enc, false, keep)
 	if rc != codeOK {
 		return l, l, rc
 	}
-	u, rc := bound(hi, hilen, hikind, keep)
+	u, rc := bound("upper bound", hi, hilen, hikind, enc, true, keep)
 	return l, u, rc
 }
 
@@ -370,7 +395,7 @@ func drydb__count_go(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int,
 }
 
 func tableCount(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) C.int {
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, t.enc, false)
 	if rc != codeOK {
 		return rc
 	}
@@ -402,6 +427,9 @@ func drydb__rank_go(h C.uintptr_t, key *C.uint8_t, klen C.size_t, out *C.uint64_
 	}
 	if out == nil {
 		return failf(codeInvalid, "drydb_rank: NULL out")
+	}
+	if rc := checkKey("key", k, t.enc); rc != codeOK {
+		return rc
 	}
 	defer debug.SetPanicOnFault(faults())
 	n, err := t.t.Rank(k)
@@ -525,7 +553,7 @@ func drydb_index_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 		return rc
 	}
 	defer x.d.leave()
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, x.enc, false)
 	if rc != codeOK {
 		return rc
 	}
@@ -594,7 +622,7 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 		return failf(codeInvalid, "drydb_range: max = %d exceeds %d", uint64(max), maxBatch)
 	}
 	*n = 0
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, t.enc, false)
 	if rc != codeOK {
 		return rc
 	}

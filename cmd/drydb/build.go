@@ -371,6 +371,7 @@ func runBuild(c *ctx, args []string) error {
 	if out == "" {
 		return usagef("missing OUT file")
 	}
+	c.path = out // what an error of the build names
 	if len(specs) == 0 {
 		return usagef("no INPUT files")
 	}

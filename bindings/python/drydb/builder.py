@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 from array import array as _SizeArray
-from ctypes import byref, c_int64, c_size_t, c_uint8, c_void_p, sizeof, string_at
+from ctypes import byref, c_int, c_int64, c_size_t, c_uint8, c_uint64, c_void_p, sizeof, string_at
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _lib as L
@@ -34,6 +35,24 @@ def _compression(spec: Any) -> int:
         except KeyError:
             raise ValueError("drydb: unknown compression %r (None, 'zstd' or 's2')" % spec) from None
     raise TypeError("drydb: compression must be None, 'zstd' or 's2', not %r" % (spec,))
+
+
+# The library's entry points for this binding alone (capi/builder.go,
+# drydb__builder_*; not in drydb.h), looked up on first use. In a forked child
+# they are dropped, so that the next use goes through L.load(), which raises
+# ForkError, instead of into a Go runtime that cannot run there.
+_private: Dict[str, Any] = {}
+L.fork_hooks.append(_private.clear)
+
+
+def _priv(name: str) -> Any:
+    f = _private.get(name)
+    if f is None:
+        L.load()
+        f = getattr(ctypes.PyDLL(L.library_path()), "drydb__" + name)
+        f.restype = c_int
+        _private[name] = f
+    return f
 
 
 def _lengths(items: List[bytes]) -> Any:
@@ -217,31 +236,56 @@ class TableBuilder:
         # rows waiting for the next library call, keys and values apart
         self._keys: List[bytes] = []
         self._vals: List[bytes] = []
+        # the longest key the table takes: a longer one is refused at the
+        # call that gives it, not when the batch holding it is sent
+        limit = c_size_t()
+        L.check(_priv("builder_key_limit")(h, byref(limit)), "table %r" % name)
+        self._maxk = limit.value
 
     def _value(self, v: Any) -> bytes:
         if self._venc is not None:
             return self._venc(v)
         return _as_bytes(v, "value")
 
-    def _index_rows(self, key: Any, k: bytes, value: Any) -> None:
+    def _entries(self, key: Any, value: Any) -> List[Tuple["IndexBuilder", bytes]]:
+        """The row's entries of the function indexes, every function run and
+        every index key encoded before anything is added."""
+        out = []
         for ib, f in self._funcs:
             r = f(key, value)
             if r is None:
                 continue
-            if isinstance(r, list):
-                for ik in r:
-                    ib.add(ik, k, _encoded=True)
-            else:
-                ib.add(r, k, _encoded=True)
+            enc = ib._key.encode
+            for ik in (r if isinstance(r, list) else (r,)):
+                out.append((ib, enc(ik)))
+        return out
+
+    def _append_row(self, k: bytes, v: bytes, entries: List[Tuple["IndexBuilder", bytes]]) -> None:
+        """Add a row with its index entries now, all or nothing (the
+        library's drydb__builder_append_row)."""
+        self._flush()  # rows before it first: the library numbers rows in order
+        n = len(entries)
+        hs = iks = lens = None
+        if n:
+            hs = (c_uint64 * n)(*[ib._h.value for ib, _ in entries])
+            ks = [ik for _, ik in entries]
+            iks, lens = b"".join(ks), _lengths(ks)
+        L.check(_priv("builder_append_row")(self._h, k, len(k), v, c_size_t(len(v)), c_size_t(n), hs,
+                                            iks, lens), "table %r" % self.name)
 
     def add(self, key: Any, value: Any) -> None:
         """Add a row (any order). Raises :class:`KeyTooLargeError` or
-        :class:`BadKeyError` at once; a duplicate key is reported by the build."""
+        :class:`BadKeyError` at once; a duplicate key is reported by the build.
+        With function indexes the row and its entries are added together or
+        not at all (a function that raises adds nothing)."""
         self._b._check()
         k = self._enc(key)
         v = self._value(value)
-        if self._funcs:
-            self._index_rows(key, k, value)
+        if self._funcs or len(k) > self._maxk:
+            # sent now: a key over the limit is refused by this call, with
+            # the library's message naming the row
+            self._append_row(k, v, self._entries(key, value) if self._funcs else [])
+            return
         self._keys.append(k)
         self._vals.append(v)
         if len(self._keys) >= _CHUNK:
@@ -252,11 +296,13 @@ class TableBuilder:
 
     def add_many(self, rows: Iterable[Tuple[Any, Any]]) -> int:
         """Add ``(key, value)`` pairs from any iterable (batched: one library
-        call per few thousand rows). Returns the number added."""
+        call per few thousand rows). Returns the number added. A row refused
+        raises at once, naming it by its number in the table; the rows before
+        it are added."""
         self._b._check()
         # the loop is most of a Python build: names bound once, bytes values
         # taken as they are without a call
-        enc, venc, funcs = self._enc, self._venc, self._funcs
+        enc, venc, funcs, maxk = self._enc, self._venc, self._funcs, self._maxk
         keys, vals = self._keys, self._vals
         kadd, vadd = keys.append, vals.append
         n = 0
@@ -272,13 +318,14 @@ class TableBuilder:
                 v = value
             else:
                 v = _as_bytes(value, "value")
-            kadd(k)
-            vadd(v)
-            if funcs:
-                self._index_rows(key, k, value)
+            if funcs or len(k) > maxk:
+                self._append_row(k, v, self._entries(key, value) if funcs else [])
+            else:
+                kadd(k)
+                vadd(v)
+                if len(keys) >= _CHUNK:
+                    self._flush()
             n += 1
-            if len(keys) >= _CHUNK:
-                self._flush()
         self._flush()
         return n
 
@@ -329,11 +376,13 @@ class IndexBuilder:
         self.name = name
         self._key = key
 
-    def add(self, index_key: Any, primary_key: Any, *, _encoded: bool = False) -> None:
-        """Add an entry: ``index_key`` points at the row whose key is ``primary_key``."""
+    def add(self, index_key: Any, primary_key: Any) -> None:
+        """Add an entry: ``index_key`` points at the row whose key is
+        ``primary_key`` (added before or after; the build refuses an entry
+        whose row never comes)."""
         self._tb._b._check()
         ik = self._key.encode(index_key)
-        pk = primary_key if _encoded else self._tb._enc(primary_key)
+        pk = self._tb._enc(primary_key)
         L.check(L.builder_index_add(self._h, ik, len(ik), pk, c_size_t(len(pk))),
                 "index %r" % self.name)
 
