@@ -630,15 +630,6 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 		return codeOK
 	}
 	m := int(max)
-	ks, kl := unsafe.Slice(keys, m), unsafe.Slice(klens, m)
-	var vs **C.uint8_t
-	var vl *C.size_t
-	var vss []*C.uint8_t
-	var vll []C.size_t
-	if vals != nil {
-		vs, vl = vals, vlens
-		vss, vll = unsafe.Slice(vs, m), unsafe.Slice(vl, m)
-	}
 	cur := t.t.NewCursor(l, u)
 	defer cur.Close()
 	reverse := flags&C.DRYDB_REVERSE != 0
@@ -648,25 +639,28 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	} else {
 		ok = cur.First()
 	}
-	// Keys and values outside the image (compressed pages) stay valid only
-	// while the cursor is on their page: they are copied at once, into Go
-	// memory, and tlsOut copies them on into the thread buffer.
-	items := make([]tlsItem, 0, 2*min(m, 256))
-	own := func(b []byte) []byte {
-		if t.d.inImage(b) {
-			return b
-		}
-		return append([]byte{}, b...)
-	}
+	g := gathers.Get().(*gather)
+	defer g.release()
+	// Batches of the cursor (a leaf at a time on compressed tables, whose
+	// slices stay valid only while the cursor is on their page, so they are
+	// gathered before it moves on).
 	got := 0
-	for ; ok && got < m; got++ {
-		items = append(items, tlsItem{own(cur.Key()), &ks[got], &kl[got]})
+	for ok && got < m {
+		want := min(m-got, len(g.kb))
+		var vb [][]byte
 		if vals != nil {
-			v := cur.Value()
-			if v == nil && cur.Err() != nil {
-				break
+			vb = g.vb[:want]
+		}
+		nb := cur.NextBatch(g.kb[:want], vb, reverse)
+		for i := 0; i < nb; i++ {
+			g.add(t.d, g.kb[i])
+			if vals != nil {
+				g.add(t.d, vb[i])
 			}
-			items = append(items, tlsItem{own(v), &vss[got], &vll[got]})
+		}
+		got += nb
+		if nb == 0 {
+			break
 		}
 		if reverse {
 			ok = cur.Prev()
@@ -677,9 +671,91 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	if err := cur.Err(); err != nil {
 		return fail(err)
 	}
-	if rc := tlsOut(t.d, items); rc != codeOK {
+	if rc := g.out(keys, klens, vals, vlens); rc != codeOK {
 		return rc
 	}
 	*n = C.size_t(got)
 	return codeOK
+}
+
+// gather hands a batch of rows to C: keys and values inside the image go
+// out zero-copy; the rest (compressed pages' bytes, valid only while the
+// cursor is on their page) are copied as they come into one reused Go
+// buffer, and from there into the thread's value buffer in one reservation
+// (a second would move it). Its items hold no Go pointers (addresses in the
+// image are not Go memory), so recording one costs no write barrier, and
+// gathers are pooled: no allocation per row or per call.
+type gather struct {
+	buf    []byte
+	items  []gatherItem // per row: the key, then the value when asked
+	kb, vb [][]byte     // a cursor batch's keys and values
+}
+
+type gatherItem struct {
+	addr uintptr // in the image, or 0: the next n bytes of buf
+	n    int
+}
+
+var gathers = sync.Pool{New: func() any { return &gather{kb: make([][]byte, 256), vb: make([][]byte, 256)} }}
+
+func (g *gather) add(d *dbObj, b []byte) {
+	if len(b) > 0 && d.inImage(b) {
+		g.items = append(g.items, gatherItem{uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)})
+		return
+	}
+	g.items = append(g.items, gatherItem{0, len(b)})
+	g.buf = append(g.buf, b...)
+}
+
+// out stores the rows into the caller's arrays (vals nil: keys only).
+func (g *gather) out(keys **C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t) C.int {
+	var base uintptr
+	if len(g.buf) > 0 {
+		p := C.drydb__tls_reserve(C.size_t(len(g.buf)))
+		if p == nil {
+			return failf(codeNoMem, "cannot allocate %d bytes for values", len(g.buf))
+		}
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(g.buf)), g.buf)
+		base = uintptr(unsafe.Pointer(p))
+	}
+	per := 1
+	if vals != nil {
+		per = 2
+	}
+	rows := len(g.items) / per
+	ks, kl := unsafe.Slice(keys, rows), unsafe.Slice(klens, rows)
+	var vs []*C.uint8_t
+	var vl []C.size_t
+	if vals != nil {
+		vs, vl = unsafe.Slice(vals, rows), unsafe.Slice(vlens, rows)
+	}
+	off := uintptr(0)
+	for j, it := range g.items {
+		a := it.addr
+		if it.n == 0 {
+			a = uintptr(unsafe.Pointer(emptyPtr()))
+		} else if a == 0 {
+			a = base + off
+			off += uintptr(it.n)
+		}
+		row := j / per
+		if per == 2 && j&1 == 1 {
+			*(*uintptr)(unsafe.Pointer(&vs[row])) = a // setPtr's plain word store
+			vl[row] = C.size_t(it.n)
+		} else {
+			*(*uintptr)(unsafe.Pointer(&ks[row])) = a
+			kl[row] = C.size_t(it.n)
+		}
+	}
+	return codeOK
+}
+
+func (g *gather) release() {
+	if cap(g.buf) > 1<<20 { // do not keep a huge batch's buffer
+		g.buf = nil
+	}
+	g.buf, g.items = g.buf[:0], g.items[:0]
+	clear(g.kb) // no slices into pages (or a closed mapping) kept alive
+	clear(g.vb)
+	gathers.Put(g)
 }
