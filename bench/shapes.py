@@ -6,8 +6,9 @@
 writes DATADIR/rows-<shape>-<ROWS>.bin for each shape (default: all); every
 driver (bench/c, bench/go, bench/python, bench/csharp) reads these files
 instead of generating rows itself, so all languages measure the same rows.
-A file that exists with the right size is kept (bench/run calls this once
-per row count before the drivers).
+A file already there for the same row count is kept (files are replaced
+whole, never written in place; bench/run calls this once per row count
+before the drivers).
 
 Shapes (why each is here: README.md's bench section and docs/BENCHMARKS.md):
 
