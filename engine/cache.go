@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 // cache holds decoded leaf pages of compressed tables. Its memory is one
@@ -29,15 +30,24 @@ import (
 // A pin is a *slot (see node and Value): releasing one is a single atomic
 // add on the slot, with no lookup through the tree, DB or cache.
 type cache struct {
-	mem    []byte
-	ps     int
-	slots  []slot
+	mem []byte
+	ps  int
+	// slots come in chunks made as the clock hand first reaches them, so
+	// that opening a file costs nothing per slot (a 64 MiB cache of 4 KiB
+	// pages has 16,384): the hand starts at slot 0 and moves on, so a chunk
+	// not made yet holds only free slots. See slot and slotAt.
+	chunks []atomic.Pointer[[slotChunk]slot]
+	nslots int
 	shards [cacheShards]cacheShard
 	missMu sync.Mutex
 	// hints maps a hash of the packed key to a slot so that hits take no
 	// lock: pin the slot, then check its tag. Hints may be stale or
 	// collide; the locked map stays the source of truth. See hintGroup.
+	// They live in an anonymous mapping (hintMem): zeroed by the kernel
+	// page by page as they are touched, not at open, and not scanned by
+	// the collector.
 	hints     []atomic.Uint64
+	hintMem   []byte
 	hintShift uint
 	oldHits   atomic.Uint64 // hits of slots since evicted
 	hand      int
@@ -100,17 +110,39 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
-	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n)}
+	c := &cache{mem: mem, ps: pageSize, nslots: int(n), chunks: make([]atomic.Pointer[[slotChunk]slot], (n+slotChunk-1)/slotChunk)}
 	hn := 1
 	for hn < 8*int(n) {
 		hn <<= 1
 	}
-	c.hints = make([]atomic.Uint64, hn)
+	if c.hintMem, err = syscall.Mmap(-1, 0, hn*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE); err != nil {
+		syscall.Munmap(mem)
+		return nil, fmt.Errorf("drydb: allocating a page cache's index: %w", err)
+	}
+	c.hints = unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(c.hintMem))), hn)
 	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
 	for i := range c.shards {
 		c.shards[i].m = map[cacheKey]int32{}
 	}
 	return c, nil
+}
+
+const slotChunk = 64
+
+// slot returns slot i, which must have been made (a hint or a map entry
+// names only slots that were loaded).
+func (c *cache) slot(i int32) *slot {
+	return &c.chunks[i/slotChunk].Load()[i%slotChunk]
+}
+
+// slotAt returns slot i, making its chunk first if needed (missMu held).
+func (c *cache) slotAt(i int32) *slot {
+	ch := c.chunks[i/slotChunk].Load()
+	if ch == nil {
+		ch = new([slotChunk]slot)
+		c.chunks[i/slotChunk].Store(ch)
+	}
+	return &ch[i%slotChunk]
 }
 
 func (c *cache) shard(k cacheKey) *cacheShard {
@@ -204,7 +236,7 @@ func (c *cache) setHint(tag uint64, i int32) {
 				break
 			}
 			if pick < 0 {
-				other := c.slots[int32(e>>32)-1].tag.Load()
+				other := c.slot(int32(e>>32) - 1).tag.Load()
 				if other == 0 || c.fingerprint(other) != uint32(e) {
 					pick = w
 				}
@@ -235,7 +267,7 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 			continue
 		}
 		j := int32(e>>32) - 1
-		s := &c.slots[j]
+		s := c.slot(j)
 		// The tag is checked before the pin (a hint pointing elsewhere
 		// costs no atomic add) and again after it: between the two the
 		// slot may have been evicted and reloaded with another page; once
@@ -255,7 +287,7 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 	sh.mu.RLock()
 	i, ok := sh.m[k]
 	if ok {
-		s := &c.slots[i]
+		s := c.slot(i)
 		s.pin.Add(hitPin) // mapped, so not being evicted (that takes sh.mu)
 		sh.mu.RUnlock()
 		if s.ref.Load() == 0 {
@@ -290,7 +322,7 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 		c.missMu.Unlock()
 		return c.loadTransient(t, k.off)
 	}
-	s := &c.slots[i]
+	s := c.slot(i) // victim made it
 	s.key, s.used, s.err = k, true, nil
 	s.ready = make(chan struct{})
 	s.ref.Store(1)
@@ -349,11 +381,11 @@ func (c *cache) decode(t *tree, off uint64, dst []byte) (p []byte, err error) {
 // victim picks a free or evictable slot (missMu held), or -1 when every
 // slot is pinned.
 func (c *cache) victim() int32 {
-	n := len(c.slots)
+	n := c.nslots
 	for step := 0; step < 2*n+1; step++ {
 		i := int32(c.hand)
 		c.hand = (c.hand + 1) % n
-		s := &c.slots[i]
+		s := c.slotAt(i)
 		if !s.used {
 			if c.claim(s) {
 				return i
@@ -425,25 +457,28 @@ func (tp *transient) release() {
 func (c *cache) stats() CacheStats {
 	var st CacheStats
 	st.Hits = c.oldHits.Load()
-	for i := range c.slots {
-		st.Hits += c.slots[i].pin.Load() >> 32
-	}
-	st.Misses = c.misses.Load()
-	st.Evictions = c.evictions.Load()
 	c.missMu.Lock()
-	for i := range c.slots {
-		if c.slots[i].used {
-			st.Bytes += uint64(c.ps)
+	for i := range c.chunks {
+		if ch := c.chunks[i].Load(); ch != nil {
+			for j := range ch {
+				st.Hits += ch[j].pin.Load() >> 32
+				if ch[j].used {
+					st.Bytes += uint64(c.ps)
+				}
+			}
 		}
 	}
 	c.missMu.Unlock()
+	st.Misses = c.misses.Load()
+	st.Evictions = c.evictions.Load()
 	st.Bytes += uint64(c.transPages.Load()) * uint64(c.ps)
-	st.Capacity = uint64(len(c.slots) * c.ps)
+	st.Capacity = uint64(c.nslots * c.ps)
 	return st
 }
 
 func (c *cache) free() {
 	if c.freed.CompareAndSwap(false, true) {
 		syscall.Munmap(c.mem)
+		syscall.Munmap(c.hintMem)
 	}
 }
