@@ -310,6 +310,98 @@ static inline int keycmp(const uint8_t *a, size_t al, const uint8_t *b, size_t b
     return c != 0 ? c : (al > bl) - (al < bl);
 }
 
+/* ---- slotted pages (variable-length keys; docs/FORMAT.md, "Key heads") ---- */
+
+static inline uint32_t u32be(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return __builtin_bswap32(v); }
+
+/* Key i of slotted page p, leaf or branch. */
+static inline const uint8_t *slot_key(const uint8_t *p, size_t i, size_t *kl) {
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+    if (p[DRYDB__PG_LEVEL] == 0) {
+        *kl = u16le(e);
+        return e + DRYDB__LEAF_HDR;
+    }
+    *kl = u16le(e + 16);
+    return e + DRYDB__BRANCH_HDR;
+}
+
+/* The 4 bytes of key after prefix, zero-padded (engine keyHead). */
+static inline uint32_t key_head(const uint8_t *key, size_t klen, size_t prefix) {
+    if (klen >= prefix + 4) return u32be(key + prefix);
+    uint8_t b[4] = {0, 0, 0, 0};
+    if (klen > prefix) memcpy(b, key + prefix, klen - prefix);
+    return u32be(b);
+}
+
+/* heads_lower is the engine's headsLower: among entries from..n-1 of a
+ * page that carries heads, the first whose key is >= key (> key with
+ * after set); whole keys are compared only among equal heads. */
+static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t klen, size_t from, int after) {
+    if (n <= from) return n;
+    const uint8_t *h = p + DRYDB__PAGE_HDR + 2 * n;
+    size_t prefix = u16le(h);
+    const uint8_t *heads = h + DRYDB__HEADS_HDR;
+    if (prefix > 0) {
+        size_t pl;
+        const uint8_t *pk = slot_key(p, from, &pl); /* every key has the prefix */
+        size_t m = prefix < klen ? prefix : klen;
+        int c = memcmp(key, pk, m);
+        if (c < 0 || (c == 0 && klen < prefix)) return from;
+        if (c > 0) return n;
+    }
+    uint32_t hk = key_head(key, klen, prefix);
+    size_t lo = from, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) >> 1;
+        if (u32be(heads + 4 * m) < hk) lo = m + 1;
+        else hi = m;
+    }
+    size_t end = lo;
+    while (end < n && u32be(heads + 4 * end) == hk) {
+        if (++end - lo > 4) { /* many equal heads: find their end by halving */
+            size_t a = end, b = n;
+            while (a < b) {
+                size_t m = (a + b) >> 1;
+                if (u32be(heads + 4 * m) <= hk) a = m + 1;
+                else b = m;
+            }
+            end = a;
+            break;
+        }
+    }
+    while (lo < end) {
+        size_t m = (lo + end) >> 1, kl;
+        const uint8_t *k = slot_key(p, m, &kl);
+        int c = keycmp(k, kl, key, klen);
+        if (c < 0 || (after && c == 0)) lo = m + 1;
+        else end = m;
+    }
+    return lo;
+}
+
+/* Among entries from..n-1 of slotted page p, the first whose key is >= key
+ * (> key with after set): through the heads when the page has them. */
+static inline size_t slot_lower(const uint8_t *p, const uint8_t *key, size_t klen, size_t from, int after) {
+    size_t n = u16le(p + DRYDB__PG_N);
+    if (p[DRYDB__PG_TYPE] & DRYDB__PG_HEADS) return heads_lower(p, n, key, klen, from, after);
+    size_t lo = from, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) >> 1, kl;
+        const uint8_t *k = slot_key(p, m, &kl);
+        int c = keycmp(k, kl, key, klen);
+        if (c < 0 || (after && c == 0)) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* The child of slotted branch p that may hold key: the last entry whose
+ * separator is <= key (entry 0 when none is). */
+static inline uint64_t slot_branch_child(const uint8_t *p, const uint8_t *key, size_t klen) {
+    size_t i = slot_lower(p, key, klen, 1, 1) - 1;
+    return u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
+}
+
 /* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. */
 static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
                   const uint8_t **val, size_t *vlen) {
@@ -335,25 +427,11 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
     for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
         const uint8_t *p = page(ft, ref, lvl);
         if (p == NULL) return FALLBACK;
-        /* the last entry whose separator is <= key (entry 0 otherwise) */
-        size_t lo = 1, hi = u16le(p + DRYDB__PG_N);
-        while (lo < hi) {
-            size_t m = (lo + hi) >> 1;
-            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
-            if (keycmp(e + DRYDB__BRANCH_HDR, u16le(e + 16), key, klen) <= 0) lo = m + 1;
-            else hi = m;
-        }
-        ref = u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * (lo - 1)));
+        ref = slot_branch_child(p, key, klen);
     }
     const uint8_t *p = page(ft, ref, 0);
     if (p == NULL) return FALLBACK;
-    size_t n = u16le(p + DRYDB__PG_N), lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) >> 1;
-        const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
-        if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) < 0) lo = m + 1;
-        else hi = m;
-    }
+    size_t n = u16le(p + DRYDB__PG_N), lo = slot_lower(p, key, klen, 0, 0);
     if (lo >= n) return DRYDB_NOTFOUND;
     const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
     size_t kl = u16le(e);
@@ -365,8 +443,57 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
     return DRYDB_OK;
 }
 
-/* Keys the fast path may look up as they are: for other encodings the Go
- * side validates the key first (a refused key is an error, not a miss). */
+/* utf8_valid is Go's utf8.Valid (keyenc's rule for string keys): no
+ * overlong forms, no surrogates, nothing above U+10FFFF, nothing cut off. */
+static int utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) { /* eight ASCII bytes at a time */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if ((w & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint8_t lo = 0x80, hi = 0xBF; /* the second byte's range */
+        if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            if (c == 0xE0) lo = 0xA0;      /* overlong */
+            else if (c == 0xED) hi = 0x9F; /* surrogates */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            if (c == 0xF0) lo = 0x90;      /* overlong */
+            else if (c == 0xF4) hi = 0x8F; /* above U+10FFFF */
+        } else return 0;
+        if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) return 0;
+        for (size_t j = 2; j < len; j++)
+            if ((s[i + j] & 0xC0) != 0x80) return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* float_ok is keyenc.DecodeFloat64's rule: 8 bytes, not the encoding of
+ * -0 (keys hold +0 only) or of a NaN. */
+static inline int float_ok(const uint8_t *key, size_t klen) {
+    if (klen != 8) return 0;
+    uint64_t u = u64be(key);
+    if (u == 0x7fffffffffffffffull) return 0;
+    uint64_t bits = (u >> 63) ? u & ~(1ull << 63) : ~u;
+    return !((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0x000fffffffffffffull) != 0);
+}
+
+/* Keys the fast path may look up as they are: for other encodings (and a
+ * key one of these refuses) the Go side validates the key first, so that
+ * a refused key is an error, not a miss. Composite keys go to Go. */
 static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
     switch (ft->kind) {
     case DRYDB_KEY_BYTES:
@@ -374,20 +501,13 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
     case DRYDB_KEY_INT64:
     case DRYDB_KEY_UINT64:
         return klen == 8;
+    case DRYDB_KEY_FLOAT64:
+        return float_ok(key, klen);
     case DRYDB_KEY_UUID:
     case DRYDB_KEY_ULID:
         return klen == 16;
-    case DRYDB_KEY_FLOAT64: { /* not -0 (stored as +0) and not a NaN, as engine/keyenc */
-        if (klen != 8) return 0;
-        uint64_t u = u64be(key);
-        if (u == 0x7FFFFFFFFFFFFFFFull) return 0;
-        u = (u >> 63) ? u & 0x7FFFFFFFFFFFFFFFull : ~u & 0x7FFFFFFFFFFFFFFFull;
-        return u <= 0x7FF0000000000000ull; /* exponent all ones with a mantissa: NaN */
-    }
-    case DRYDB_KEY_STRING: /* ASCII is valid UTF-8; the rest is checked in Go */
-        for (size_t i = 0; i < klen; i++)
-            if (key[i] & 0x80) return 0;
-        return 1;
+    case DRYDB_KEY_STRING:
+        return utf8_valid(key, klen);
     }
     return 0;
 }
@@ -729,6 +849,7 @@ static size_t leaf_count(const struct drydb__ft *ft, const uint8_t *p, const uin
         if (le) return upper8(p + DRYDB__PAGE_HDR, n, k);
         return k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
     }
+    if (!ft->key8) return slot_lower(p, key, klen, 0, le);
     size_t lo = 0, hi = u16le(p + DRYDB__PG_N);
     while (lo < hi) {
         size_t m = (lo + hi) >> 1;
@@ -753,14 +874,7 @@ static uint64_t leaf_for(const struct drydb__ft *ft, const uint8_t *key, size_t 
             if (klen != 8) return 0;
             i = branch8_child(p, n, u64be(key));
         } else {
-            size_t lo = 1, hi = n;
-            while (lo < hi) {
-                size_t m = (lo + hi) >> 1;
-                const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
-                if (keycmp(e + DRYDB__BRANCH_HDR, u16le(e + 16), key, klen) <= 0) lo = m + 1;
-                else hi = m;
-            }
-            i = lo - 1;
+            i = slot_lower(p, key, klen, 1, 1) - 1;
         }
         ref = ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i) : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
     }

@@ -322,16 +322,25 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	return node{p: p, pin: s}, nil
 }
 
-func (c *cache) decode(t *tree, off uint64, dst []byte) ([]byte, error) {
-	data := t.db.data
-	if off >= uint64(len(data)) {
-		return nil, corruptAt(int64(off), "%s: leaf block offset out of range", t.name)
+// decode decodes tree t's leaf block at byte offset off into dst. A block
+// lies in its tree's region. Any panic (a fault of a file truncated
+// underneath, or a bug) becomes an error here, so that load always settles
+// its slot: a slot left loading would block every later reader of the page.
+func (c *cache) decode(t *tree, off uint64, dst []byte) (p []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, faultError(r)
+		}
+	}()
+	lo, hi := t.desc.FirstPage<<t.db.pshift, t.desc.LastPage<<t.db.pshift
+	if off < lo || off >= hi {
+		return nil, corruptAt(int64(off), "%s: leaf block offset outside the table's region", t.name)
 	}
-	p, err := t.codec.decode(dst, data[off:t.db.npages<<t.db.pshift], c.ps, int64(off))
+	p, err = t.codec.decode(dst, t.db.data[off:hi], c.ps, int64(off))
 	if err != nil {
 		return nil, err
 	}
-	if r := checkNode(p, 0, t.width(), t.db.npages<<t.db.pshift, c.ps); r != "" {
+	if r := checkNode(p, 0, t.width(), t.ovfArea()); r != "" {
 		return nil, corruptAt(int64(off), "%s: leaf block: %s", t.name, r)
 	}
 	return p, nil

@@ -60,17 +60,20 @@ func checkCompression(c Compression) error {
 	return err
 }
 
-// blockCodec encodes leaf pages into blocks and back. One codec serves a
-// table: the zstd encoder and decoder are created once and reused (DecodeAll
-// is safe for concurrent use).
+// blockCodec encodes leaf pages into blocks (a builder's, with an encoder)
+// or decodes them (a reader's, whose zstd decoder comes from the DB's
+// shared set at the first decode).
 type blockCodec struct {
 	kind    CompressionKind
 	enc     *zstd.Encoder
-	dec     *zstd.Decoder
 	filter  Filter
 	scratch []byte
 	ps      int
 	pool    sync.Pool
+	// reader side
+	decs      *zstdDecoders
+	dict      dictRef
+	dictBytes []byte
 }
 
 func newBlockCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, error) {
@@ -85,27 +88,114 @@ func newBlockCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, 
 			lvl = zstd.EncoderLevel(c.Level)
 		}
 		eopts := []zstd.EOption{zstd.WithEncoderLevel(lvl), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true)}
-		dopts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1 << 32)}
 		if len(dictBytes) > 0 {
 			eopts = append(eopts, zstd.WithEncoderDict(dictBytes))
-			dopts = append(dopts, zstd.WithDecoderDicts(dictBytes))
 		}
 		if bc.enc, err = zstd.NewWriter(nil, eopts...); err != nil {
 			return nil, fmt.Errorf("%w: zstd: %v", ErrInvalid, err)
 		}
-		if bc.dec, err = zstd.NewReader(nil, dopts...); err != nil {
-			return nil, fmt.Errorf("%w: zstd dictionary: %v", ErrCorrupt, err)
-		}
 	}
 	return bc, nil
+}
+
+// newReadCodec makes a reader's codec: no zstd state until the first decode.
+func newReadCodec(c Compression, dict dictRef, dictBytes []byte, pageSize int, decs *zstdDecoders) (*blockCodec, error) {
+	flt, err := lookupFilter(c.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return &blockCodec{kind: c.Kind, filter: flt, ps: pageSize, decs: decs, dict: dict, dictBytes: dictBytes}, nil
 }
 
 func (bc *blockCodec) close() {
 	if bc.enc != nil {
 		bc.enc.Close()
 	}
-	if bc.dec != nil {
-		bc.dec.Close()
+}
+
+// dictRef names a dictionary by where it lies in the file; {0, 0} is none.
+type dictRef struct{ off, len uint64 }
+
+// zstdDecoders holds a DB's zstd decoders: one per dictionary in use, made
+// at the first decode (a decoder costs ~100 KB warm; a file may hold
+// thousands of tables sharing one dictionary), and at most maxDecoders of
+// them idle at once, so memory does not grow with the number of
+// dictionaries a hostile file declares.
+type zstdDecoders struct {
+	mu     sync.Mutex
+	m      map[dictRef]*zstdDecoder
+	ps     int
+	tick   uint64
+	closed bool
+}
+
+type zstdDecoder struct {
+	d       *zstd.Decoder
+	users   int
+	lastUse uint64
+}
+
+const maxDecoders = 32
+
+// acquire returns the decoder for dict, made from dictBytes if needed;
+// release it when done.
+func (z *zstdDecoders) acquire(dict dictRef, dictBytes []byte) (*zstdDecoder, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.closed {
+		return nil, ErrClosed
+	}
+	z.tick++
+	if e := z.m[dict]; e != nil {
+		e.users++
+		e.lastUse = z.tick
+		return e, nil
+	}
+	// A block decodes to one page: the decoder refuses more than two while
+	// decoding (a small block can claim gigabytes). Two, because the limit
+	// also caps the frame's window, which the encoder makes up to twice the
+	// input for pages under 4 KiB; decode checks the exact length.
+	opts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(2 * uint64(z.ps))}
+	if len(dictBytes) > 0 {
+		opts = append(opts, zstd.WithDecoderDicts(dictBytes))
+	}
+	d, err := zstd.NewReader(nil, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: zstd dictionary at offset %d: %v", ErrCorrupt, dict.off, err)
+	}
+	if len(z.m) >= maxDecoders {
+		var old dictRef
+		var oldest *zstdDecoder
+		for k, e := range z.m {
+			if e.users == 0 && (oldest == nil || e.lastUse < oldest.lastUse) {
+				old, oldest = k, e
+			}
+		}
+		if oldest != nil {
+			oldest.d.Close()
+			delete(z.m, old)
+		}
+	}
+	e := &zstdDecoder{d: d, users: 1, lastUse: z.tick}
+	z.m[dict] = e
+	return e, nil
+}
+
+func (z *zstdDecoders) release(e *zstdDecoder) {
+	z.mu.Lock()
+	e.users--
+	z.mu.Unlock()
+}
+
+// close closes every decoder; Close of the DB calls it once no read runs.
+func (z *zstdDecoders) close() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.closed = true
+	for k, e := range z.m {
+		e.d.Close()
+		delete(z.m, k)
 	}
 }
 
@@ -133,6 +223,9 @@ func (bc *blockCodec) encode(dst, raw []byte) ([]byte, error) {
 		dst = append(dst, body...)
 	}
 	h := dst[start:]
+	if len(h)-f.BlockHeaderSize > f.MaxBlockLen(bc.ps) {
+		return nil, fmt.Errorf("%w: filter made a block of %d bytes from a page of %d (limit %d)", ErrInvalid, len(h)-f.BlockHeaderSize, len(raw), f.MaxBlockLen(bc.ps))
+	}
 	f.PutU32(h, 4, uint32(len(h)-f.BlockHeaderSize))
 	h[8] = method
 	f.PutU32(h, 0, f.CRC(h[4:]))
@@ -149,16 +242,21 @@ func (bc *blockCodec) writeBlock(o *out, page []byte) error {
 }
 
 // decode checks and decodes the block at the start of src into dst, which
-// must have capacity for exactly rawLen bytes; the result aliases dst. The
-// checksum is always checked here: a block is decoded once per cache load,
-// and decompression costs far more than the CRC.
+// must have capacity for exactly rawLen bytes; the result aliases dst. src
+// ends where the block's tree region ends. The checksum is always checked
+// here: a block is decoded once per cache load, and decompression costs far
+// more than the CRC. Every cost is bounded by the page size: the block's
+// length (format.MaxBlockLen), its declared and its decoded size.
 func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, error) {
 	if len(src) < f.BlockHeaderSize {
-		return nil, corruptAt(off, "block header past the end of the file")
+		return nil, corruptAt(off, "block header past the end of its table's region")
 	}
 	clen := uint64(f.U32(src, 4))
+	if clen > uint64(f.MaxBlockLen(bc.ps)) {
+		return nil, corruptAt(off, "block length %d over the limit of %d", clen, f.MaxBlockLen(bc.ps))
+	}
 	if clen > uint64(len(src)-f.BlockHeaderSize) {
-		return nil, corruptAt(off, "block length %d past the end of the file", clen)
+		return nil, corruptAt(off, "block length %d past the end of its table's region", clen)
 	}
 	blk := src[:f.BlockHeaderSize+int(clen)]
 	if f.CRC(blk[4:]) != f.U32(blk, 0) {
@@ -185,13 +283,27 @@ func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, er
 		dst = append(dst, body...)
 		return dst, nil
 	case method == f.BlockCompressed && bc.kind == CompressZstd:
+		// The frame must declare its size (the encoder always does), and
+		// that size must be one page.
+		var h zstd.Header
+		if err := h.Decode(body); err != nil {
+			return nil, corruptAt(off, "zstd block header: %v", err)
+		}
+		if !h.HasFCS || h.FrameContentSize != uint64(rawLen) {
+			return nil, corruptAt(off, "zstd block declares %d bytes, want %d", h.FrameContentSize, rawLen)
+		}
+		e, err := bc.decs.acquire(bc.dict, bc.dictBytes)
+		if err != nil {
+			return nil, err
+		}
+		defer bc.decs.release(e)
 		// Decode into Go memory and copy: the zstd decoder may keep its
 		// output as match history, and a decoder must never hold a slice
 		// into cache memory that Close (or a transient page's release)
 		// unmaps.
 		buf := bc.getScratch()
 		defer bc.pool.Put(buf)
-		out, err := bc.dec.DecodeAll(body, (*buf)[:0])
+		out, err := e.d.DecodeAll(body, (*buf)[:0])
 		if err != nil || len(out) != rawLen {
 			return nil, corruptAt(off, "zstd block does not decode to %d bytes: %v", rawLen, err)
 		}

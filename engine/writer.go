@@ -109,7 +109,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		return t.add8(key, val, isRef)
 	}
 	size := f.LeafEntryHeader + len(key) + len(val)
-	if t.n > 0 && t.free-size < f.PageHeaderSize+(t.n+1)*f.SlotSize {
+	if t.n > 0 && !slottedFits(t.n, t.free, size) {
 		if err := t.finishLeaf(); err != nil {
 			return err
 		}
@@ -185,6 +185,34 @@ func (t *treeWriter) add8(key, val []byte, isRef bool) error {
 	return nil
 }
 
+// slottedFits reports whether a slotted page of n entries whose entries
+// start at free takes one more entry of size bytes, with its slot and head.
+func slottedFits(n, free, size int) bool {
+	return free-size >= f.PageHeaderSize+f.HeadsHeader+(n+1)*(f.SlotSize+f.HeadSize)
+}
+
+// putHeads writes the heads area (format.PgHeads) of a slotted page of n
+// entries, whose keys from entry `from` on key(i) returns, and flags it.
+// The keys are sorted, so the prefix they all share is the one the first
+// and the last share.
+func putHeads(p []byte, n, from int, key func(int) []byte) {
+	o := f.PageHeaderSize + n*f.SlotSize
+	prefix := 0
+	if n > from {
+		prefix = min(commonPrefix(key(from), key(n-1)), 0xffff)
+	}
+	f.PutU16(p, o, uint16(prefix))
+	f.PutU16(p, o+2, 0)
+	for i := 0; i < n; i++ {
+		var h uint32
+		if i >= from {
+			h = keyHead(key(i), prefix)
+		}
+		be.PutUint32(p[o+f.HeadsHeader+f.HeadSize*i:], h)
+	}
+	p[f.PgType] |= f.PgHeads
+}
+
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
@@ -219,6 +247,9 @@ func (t *treeWriter) finishLeaf() error {
 	}
 	p[f.PgLevel] = 0
 	f.PutU16(p, f.PgN, uint16(t.n))
+	if !t.k8 {
+		putHeads(p, t.n, 0, func(i int) []byte { return leafKey(p, i) })
+	}
 	s := sep{key: t.firstKey, rows: t.leafRows}
 	if t.codec != nil {
 		s.child = t.o.off
@@ -296,10 +327,14 @@ func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
 	n, free := 0, t.ps
 	var before uint64
 	var first sep
+	// Heads keep a fan-out of four: entry 0 has no key, so four entries
+	// with heads need 16 + 4 + 4*6 + 18 + 3*(18+K) <= P bytes, which holds
+	// for every K <= format.MaxKeySize(P) when P >= 176.
 	flush := func() {
 		p[f.PgType] = f.PageBranch
 		p[f.PgLevel] = byte(level)
 		f.PutU16(p, f.PgN, uint16(n))
+		putHeads(p, n, 1, func(i int) []byte { return branchKey(p, i) })
 		first.child = t.o.pgno()
 		first.rows = before
 		t.writePage(p)
@@ -313,7 +348,7 @@ func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
 			key = nil
 		}
 		size := f.BranchEntryHdr + len(key)
-		if n > 0 && free-size < f.PageHeaderSize+(n+1)*f.SlotSize {
+		if n > 0 && !slottedFits(n, free, size) {
 			flush()
 			key = nil
 			size = f.BranchEntryHdr
