@@ -64,6 +64,8 @@ struct drydb__ft {
     uint32_t pshift;
     int key8;
     int kind;
+    int nparts;
+    uint8_t parts[DRYDB_MAX_PARTS];
     struct drydb__ft *next_free;
     struct { _Atomic int64_t n; char pad[56]; } active[STRIPES];
 };
@@ -150,6 +152,8 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->pshift = l->pshift;
     ft->key8 = l->key8;
     ft->kind = l->kind;
+    ft->nparts = l->nparts < DRYDB_MAX_PARTS ? l->nparts : DRYDB_MAX_PARTS;
+    memcpy(ft->parts, l->parts, sizeof ft->parts);
     ft->next_free = NULL;
     atomic_store(&ft->handle, handle);
     atomic_store(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], ft);
@@ -491,11 +495,53 @@ static inline int float_ok(const uint8_t *key, size_t klen) {
     return !((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0x000fffffffffffffull) != 0);
 }
 
+/* composite_ok is keyenc's walk of a composite key (with prefix set it may
+ * end after any whole part, as a bound may: keyenc.ValidateBound):
+ * fixed-width parts whole (float64 ones checked), string and bytes parts
+ * escaped (0x00 0xFF) and ended by 0x00 0x01, strings UTF-8 run by run
+ * (a 0x00 is a character of its own, so that is the unescaped part's rule). */
+static int composite_ok(const struct drydb__ft *ft, const uint8_t *k, size_t n, int prefix) {
+    size_t i = 0;
+    for (int p = 0; p < ft->nparts; p++) {
+        if (prefix && i == n) return 1;
+        switch (ft->parts[p]) {
+        case DRYDB_KEY_INT64:
+        case DRYDB_KEY_UINT64:
+        case DRYDB_KEY_FLOAT64: {
+            if (n - i < 8 || (ft->parts[p] == DRYDB_KEY_FLOAT64 && !float_ok(k + i, 8))) return 0;
+            i += 8;
+            continue;
+        }
+        case DRYDB_KEY_UUID:
+        case DRYDB_KEY_ULID:
+            if (n - i < 16) return 0;
+            i += 16;
+            continue;
+        case DRYDB_KEY_STRING:
+        case DRYDB_KEY_BYTES:
+            for (;;) {
+                const uint8_t *z = i < n ? memchr(k + i, 0, n - i) : NULL;
+                if (z == NULL || (size_t)(z - k) + 1 >= n) return 0; /* not terminated */
+                size_t zi = (size_t)(z - k);
+                if (ft->parts[p] == DRYDB_KEY_STRING && !utf8_valid(k + i, zi - i)) return 0;
+                i = zi + 2;
+                if (k[zi + 1] == 0x01) break;
+                if (k[zi + 1] != 0xFF) return 0;
+            }
+            continue;
+        }
+        return 0;
+    }
+    return i == n;
+}
+
 /* Keys the fast path may look up as they are: for other encodings (and a
  * key one of these refuses) the Go side validates the key first, so that
- * a refused key is an error, not a miss. Composite keys go to Go. */
+ * a refused key is an error, not a miss. */
 static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
     switch (ft->kind) {
+    case DRYDB_KEY_COMPOSITE:
+        return composite_ok(ft, key, klen, 0);
     case DRYDB_KEY_BYTES:
         return 1;
     case DRYDB_KEY_INT64:
@@ -512,10 +558,12 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
     return 0;
 }
 
-/* A bound is a key: one the fast path cannot vouch for goes to Go, which
- * validates it (DRYDB_BADKEY) as drydb_get does its key. */
+/* A bound is a key (of a composite kind, also a tuple prefix): one the fast
+ * path cannot vouch for goes to Go, which validates it (DRYDB_BADKEY) as
+ * drydb_get does its key. */
 static inline int bound_key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen, int kind) {
-    return kind == DRYDB_UNBOUNDED || key_ok(ft, key, klen);
+    if (kind == DRYDB_UNBOUNDED) return 1;
+    return ft->kind == DRYDB_KEY_COMPOSITE ? composite_ok(ft, key, klen, 1) : key_ok(ft, key, klen);
 }
 
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {

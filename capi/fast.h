@@ -46,6 +46,8 @@ struct drydb__layout {
     uint32_t pshift;
     int key8;
     int kind;
+    int nparts;         /* composite keys: the kinds of the parts */
+    uint8_t parts[16];  /* DRYDB_MAX_PARTS */
 };
 
 struct drydb__ft;

@@ -97,6 +97,10 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		if l.Key8 {
 			cl.key8 = 1
 		}
+		cl.nparts = C.int(len(to.enc.Parts))
+		for i, k := range to.enc.Parts {
+			cl.parts[i] = C.uint8_t(k)
+		}
 		// The bitmap is Go memory that C keeps: pinned until the fast
 		// path is closed (the collector does not move objects, but the
 		// cgo rules want it said).

@@ -235,19 +235,10 @@ func (e Encoding) Validate(key []byte) error {
 // also takes a tuple prefix: the encoding of its first m parts (m >= 0,
 // m = 0 being the empty key), which bounds a range by its leading parts.
 func (e Encoding) ValidateBound(key []byte) error {
-	if e.Kind == Composite && len(key) == 0 {
-		return nil
+	if e.Kind == Composite {
+		return walkParts(e.Parts, key, true, nil)
 	}
-	err := e.Validate(key)
-	if err == nil || e.Kind != Composite {
-		return err
-	}
-	for m := len(e.Parts) - 1; m >= 1; m-- {
-		if (Encoding{Kind: Composite, Parts: e.Parts[:m]}).Validate(key) == nil {
-			return nil
-		}
-	}
-	return err
+	return e.Validate(key)
 }
 
 // ValidateUpperBound checks an exclusive upper bound. Besides what

@@ -189,6 +189,10 @@ static void test_bounds_are_keys(void) {
         {"str", 1, (const uint8_t *)"short\0", 6},
         {"comp", 0, (const uint8_t *)"ab\0", 3},           /* part of an int64 part */
         {"comp", 0, (const uint8_t *)"\x80\0\0\0\0\0\0\1s\xff\0\1", 12}, /* string part not UTF-8 */
+        {"comp", 0, (const uint8_t *)"\x80\0\0\0\0\0\0\1s\0\2\0", 12},   /* bad escape */
+        {"comp", 0, (const uint8_t *)"\x80\0\0\0\0\0\0\1s\0\1\0", 12},   /* a byte after the last part */
+        {"comp", 0, (const uint8_t *)"\x80\0\0\0\0\0\0\1s\0", 10},         /* string part not ended */
+        {"comp", 0, (const uint8_t *)"\x80\0\0\0\0\0\0\1\xc3\0\xff\xa9\0\1", 14}, /* UTF-8 cut by an escape */
         {"comp", 1, nan, 8},
     };
     drydb_db *db;
@@ -241,6 +245,26 @@ static void test_bounds_are_keys(void) {
             }
         }
     }
+    /* composite gets are judged in C too: a whole key, not a tuple prefix */
+    {
+        drydb_table *t;
+        const uint8_t *v;
+        size_t vl;
+        uint8_t k[11];
+        OK(drydb_table_open(db, "comp", &t));
+        drydb_key_int64(5, k);
+        memcpy(k + 8, "s\0\1", 3);
+        OK(drydb_get(t, k, 11, &v, &vl));
+        CHECK_RC(drydb_get(t, k, 8, &v, &vl), DRYDB_BADKEY);
+        CHECK_RC(drydb_get(t, k, 10, &v, &vl), DRYDB_BADKEY);
+        k[10] = 2;
+        CHECK_RC(drydb_get(t, k, 11, &v, &vl), DRYDB_BADKEY);
+        memcpy(k + 8, "\xc3\0\1", 3);
+        CHECK_RC(drydb_get(t, k, 11, &v, &vl), DRYDB_BADKEY);
+        memcpy(k + 8, "t\0\1", 3);
+        CHECK_RC(drydb_get(t, k, 11, &v, &vl), DRYDB_NOTFOUND);
+    }
+
     /* the upper end of a prefix range (the bound with its trailing 0xFF
      * dropped and its last byte incremented) is no key, but is taken as an
      * exclusive upper bound, and only there */

@@ -58,7 +58,10 @@ def _priv(name: str) -> Any:
 def _lengths(items: List[bytes]) -> Any:
     """A size_t array of the items' lengths (through array: building a ctypes
     array from n arguments costs several times more)."""
-    a = _SizeArray(_SIZE_CODE, map(len, items))
+    return _ctypes_sizes(_SizeArray(_SIZE_CODE, map(len, items)))
+
+
+def _ctypes_sizes(a: Any) -> Any:
     return (c_size_t * len(a)).from_buffer(a)
 
 
@@ -261,9 +264,14 @@ class TableBuilder:
         return out
 
     def _append_row(self, k: bytes, v: bytes, entries: List[Tuple["IndexBuilder", bytes]]) -> None:
-        """Add a row with its index entries now, all or nothing (the
-        library's drydb__builder_append_row)."""
-        self._flush()  # rows before it first: the library numbers rows in order
+        """Add a row with its index entries now, after the rows waiting (the
+        library numbers rows in order)."""
+        self._flush()
+        self._send_row(k, v, entries)
+
+    def _send_row(self, k: bytes, v: bytes, entries: List[Tuple["IndexBuilder", bytes]]) -> None:
+        """One row and its index entries in one library call, all or nothing
+        (drydb__builder_append_row)."""
         n = len(entries)
         hs = iks = lens = None
         if n:
@@ -297,12 +305,12 @@ class TableBuilder:
     def add_many(self, rows: Iterable[Tuple[Any, Any]]) -> int:
         """Add ``(key, value)`` pairs from any iterable (batched: one library
         call per few thousand rows). Returns the number added. A row refused
-        raises at once, naming it by its number in the table; the rows before
-        it are added."""
+        raises from this call, naming it by its number in the table; the rows
+        before it are added, none after it."""
         self._b._check()
         # the loop is most of a Python build: names bound once, bytes values
         # taken as they are without a call
-        enc, venc, funcs, maxk = self._enc, self._venc, self._funcs, self._maxk
+        enc, venc, funcs = self._enc, self._venc, self._funcs
         keys, vals = self._keys, self._vals
         kadd, vadd = keys.append, vals.append
         n = 0
@@ -318,8 +326,8 @@ class TableBuilder:
                 v = value
             else:
                 v = _as_bytes(value, "value")
-            if funcs or len(k) > maxk:
-                self._append_row(k, v, self._entries(key, value) if funcs else [])
+            if funcs:
+                self._append_row(k, v, self._entries(key, value))
             else:
                 kadd(k)
                 vadd(v)
@@ -335,8 +343,21 @@ class TableBuilder:
         if not n:
             return
         try:
-            L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), _lengths(keys),
-                                          b"".join(vals), _lengths(vals)), "table %r" % self.name)
+            klens = _SizeArray(_SIZE_CODE, map(len, keys))
+            refused = None
+            if max(klens) > self._maxk:
+                # add() checks its key; add_many's keys are checked here, one
+                # max() per batch rather than a test per row, still within the
+                # add_many call that gave them: the rows before the long key
+                # go in, then the library refuses it, naming its row
+                n = next(j for j, kl in enumerate(klens) if kl > self._maxk)
+                refused = keys[n], vals[n]
+                del keys[n:], vals[n:], klens[n:]
+            if n:
+                L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), _ctypes_sizes(klens),
+                                              b"".join(vals), _lengths(vals)), "table %r" % self.name)
+            if refused:
+                self._send_row(refused[0], refused[1], [])
         finally:
             keys.clear()
             vals.clear()
