@@ -70,9 +70,7 @@ type blockCodec struct {
 	scratch []byte
 	ps      int
 	pool    sync.Pool
-	// reader side
-	decs      *zstdDecoders
-	dict      dictRef
+	// reader side: the table's dictionary (in the mapping), nil for none
 	dictBytes []byte
 }
 
@@ -98,13 +96,14 @@ func newBlockCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, 
 	return bc, nil
 }
 
-// newReadCodec makes a reader's codec: no zstd state until the first decode.
-func newReadCodec(c Compression, dict dictRef, dictBytes []byte, pageSize int, decs *zstdDecoders) (*blockCodec, error) {
+// newReadCodec makes a reader's codec: no zstd state until the first
+// decode. dictBytes lie in the file's mapping.
+func newReadCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, error) {
 	flt, err := lookupFilter(c.Filter)
 	if err != nil {
 		return nil, err
 	}
-	return &blockCodec{kind: c.Kind, filter: flt, ps: pageSize, decs: decs, dict: dict, dictBytes: dictBytes}, nil
+	return &blockCodec{kind: c.Kind, filter: flt, ps: pageSize, dictBytes: dictBytes}, nil
 }
 
 func (bc *blockCodec) close() {
@@ -113,20 +112,30 @@ func (bc *blockCodec) close() {
 	}
 }
 
-// dictRef names a dictionary by where it lies in the file; {0, 0} is none.
-type dictRef struct{ off, len uint64 }
+// MaxDictSize bounds a zstd dictionary a reader accepts (the builder trains
+// 16 KiB ones): a decoder keeps a copy and tables derived from it.
+const maxDictSize = 1 << 20
 
-// zstdDecoders holds a DB's zstd decoders: one per dictionary in use, made
-// at the first decode (a decoder costs ~100 KB warm; a file may hold
-// thousands of tables sharing one dictionary), and at most maxDecoders of
-// them idle at once, so memory does not grow with the number of
-// dictionaries a hostile file declares.
+// decoders holds the process's zstd decoders, one per (page size,
+// dictionary) in use, shared by every table and database that reads with
+// them: a decoder costs ~100 KB warm and its dictionary's tables take tens
+// of microseconds to build, more than opening a file and reading from it.
+// A decoder is made at the first decode that needs it (a file may hold
+// thousands of tables sharing one dictionary; opening it makes none), from
+// a copy of the dictionary (the file may be unmapped while the decoder
+// lives on), and at most maxIdleDecoders stay when unused, so memory does
+// not grow with the dictionaries hostile files declare.
+var decoders = zstdDecoders{m: map[decoderKey]*zstdDecoder{}}
+
 type zstdDecoders struct {
-	mu     sync.Mutex
-	m      map[dictRef]*zstdDecoder
-	ps     int
-	tick   uint64
-	closed bool
+	mu   sync.Mutex
+	m    map[decoderKey]*zstdDecoder
+	tick uint64
+}
+
+type decoderKey struct {
+	ps   int
+	dict string // the dictionary's bytes; "" for none
 }
 
 type zstdDecoder struct {
@@ -135,50 +144,53 @@ type zstdDecoder struct {
 	lastUse uint64
 }
 
-const maxDecoders = 32
+const maxIdleDecoders = 32
 
-// acquire returns the decoder for dict, made from dictBytes if needed;
-// release it when done.
-func (z *zstdDecoders) acquire(dict dictRef, dictBytes []byte) (*zstdDecoder, error) {
+// acquire returns the decoder for page size ps and dict; release it when
+// done.
+func (z *zstdDecoders) acquire(ps int, dict []byte) (*zstdDecoder, error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
-	if z.closed {
-		return nil, ErrClosed
-	}
 	z.tick++
-	if e := z.m[dict]; e != nil {
+	if e := z.m[decoderKey{ps, string(dict)}]; e != nil { // no copy to look up
 		e.users++
 		e.lastUse = z.tick
 		return e, nil
 	}
+	if len(dict) > maxDictSize {
+		return nil, fmt.Errorf("%w: zstd dictionary of %d bytes (at most %d)", ErrCorrupt, len(dict), maxDictSize)
+	}
+	key := decoderKey{ps, string(dict)} // the copy the decoder is made from
 	// A block decodes to one page: the decoder refuses more than two while
 	// decoding (a small block can claim gigabytes). Two, because the limit
 	// also caps the frame's window, which the encoder makes up to twice the
 	// input for pages under 4 KiB; decode checks the exact length.
 	opts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxMemory(2 * uint64(z.ps))}
-	if len(dictBytes) > 0 {
-		opts = append(opts, zstd.WithDecoderDicts(dictBytes))
+		zstd.WithDecoderMaxMemory(2 * uint64(ps))}
+	if len(key.dict) > 0 {
+		opts = append(opts, zstd.WithDecoderDicts([]byte(key.dict)))
 	}
 	d, err := zstd.NewReader(nil, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: zstd dictionary at offset %d: %v", ErrCorrupt, dict.off, err)
+		return nil, fmt.Errorf("%w: zstd dictionary: %v", ErrCorrupt, err)
 	}
-	if len(z.m) >= maxDecoders {
-		var old dictRef
-		var oldest *zstdDecoder
-		for k, e := range z.m {
-			if e.users == 0 && (oldest == nil || e.lastUse < oldest.lastUse) {
-				old, oldest = k, e
+	idle := 0
+	var oldKey decoderKey
+	var oldest *zstdDecoder
+	for k, e := range z.m {
+		if e.users == 0 {
+			idle++
+			if oldest == nil || e.lastUse < oldest.lastUse {
+				oldKey, oldest = k, e
 			}
 		}
-		if oldest != nil {
-			oldest.d.Close()
-			delete(z.m, old)
-		}
+	}
+	if idle >= maxIdleDecoders {
+		oldest.d.Close()
+		delete(z.m, oldKey)
 	}
 	e := &zstdDecoder{d: d, users: 1, lastUse: z.tick}
-	z.m[dict] = e
+	z.m[key] = e
 	return e, nil
 }
 
@@ -186,17 +198,6 @@ func (z *zstdDecoders) release(e *zstdDecoder) {
 	z.mu.Lock()
 	e.users--
 	z.mu.Unlock()
-}
-
-// close closes every decoder; Close of the DB calls it once no read runs.
-func (z *zstdDecoders) close() {
-	z.mu.Lock()
-	defer z.mu.Unlock()
-	z.closed = true
-	for k, e := range z.m {
-		e.d.Close()
-		delete(z.m, k)
-	}
 }
 
 // encode turns raw bytes into a block (header included) appended to dst.
@@ -292,11 +293,11 @@ func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, er
 		if !h.HasFCS || h.FrameContentSize != uint64(rawLen) {
 			return nil, corruptAt(off, "zstd block declares %d bytes, want %d", h.FrameContentSize, rawLen)
 		}
-		e, err := bc.decs.acquire(bc.dict, bc.dictBytes)
+		e, err := decoders.acquire(bc.ps, bc.dictBytes)
 		if err != nil {
 			return nil, err
 		}
-		defer bc.decs.release(e)
+		defer decoders.release(e)
 		// Decode into Go memory and copy: the zstd decoder may keep its
 		// output as match history, and a decoder must never hold a slice
 		// into cache memory that Close (or a transient page's release)

@@ -51,9 +51,6 @@ type DB struct {
 	byName   map[string]*Table
 	cache    *cache
 	cacheIDs uint16
-	// decoders are the zstd decoders of compressed tables, made on first
-	// use and shared by the tables of one dictionary.
-	decoders *zstdDecoders
 	// ovf records overflow values whose checksum has been checked: page
 	// number -> ovfCheck. Not the page bitmap: that one means "checked as
 	// a tree page", and a value's bytes may lie (in a hostile file) over a
@@ -222,7 +219,6 @@ func (db *DB) readHeader() error {
 	if err := db.checkRegions(cat, int64(catOff)); err != nil {
 		return err
 	}
-	db.decoders = &zstdDecoders{m: map[dictRef]*zstdDecoder{}, ps: ps}
 	for i := range cat.Tables {
 		t, err := db.newTable(&cat.Tables[i], int64(catOff))
 		if err != nil {
@@ -333,10 +329,10 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 				return nil, corruptAt(int64(ct.DictOffset), "%s: dictionary checksum mismatch", what)
 			}
 		}
-		// No zstd state is made here: a table's decoder comes from
-		// db.decoders at its first decode, so opening a file of many
-		// compressed tables costs a small constant per table.
-		codec, err := newReadCodec(t.comp, dictRef{ct.DictOffset, ct.DictLen}, dictBytes, db.ps, db.decoders)
+		// No zstd state is made here: a table's decoder comes from the
+		// process's shared decoders at its first decode, so opening a file
+		// of many compressed tables costs a small constant per table.
+		codec, err := newReadCodec(t.comp, dictBytes, db.ps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -373,7 +369,6 @@ func (db *DB) Close() error {
 	if db == nil || !db.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	db.decoders.close()
 	if db.cache != nil {
 		db.cache.free()
 	}
