@@ -22,6 +22,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 TARGET = os.path.join(HERE, "drydb", "libdrydb.so")
 
+# pyproject.toml names LICENSE as the license file; in a checkout it is the
+# repository's (one copy), brought here before setuptools looks for it.
+if os.path.isfile(os.path.join(ROOT, "LICENSE")):
+    shutil.copyfile(os.path.join(ROOT, "LICENSE"), os.path.join(HERE, "LICENSE"))
+
 
 def _find_library():
     env = os.environ.get("DRYDB_BUILD_LIBRARY")
