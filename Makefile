@@ -5,7 +5,9 @@
 #   make test                 go test, C tests (ctest), Python, C# (when present)
 #   make test-valgrind        C tests under valgrind
 #   make test-cgocheck2       C tests against a library built with GOEXPERIMENT=cgocheck2
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR= [LIBDIR= BINDIR= MANDIR= INCDIR=]
+#   make test-install         install into a scratch tree (multiarch LIBDIR) and
+#                             build programs against it (CMake, pkg-config)
 #   make clean
 
 GO      ?= go
@@ -16,6 +18,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
 
 # The release version lives in VERSION alone (scripts/version checks the
 # copies other tools read: the header, Python, .NET).
@@ -36,37 +40,51 @@ MAXSIZE := 3670016
 RELR ?= $(shell d=$$(mktemp -d) && printf 'static int x; int *p = &x; int main(void) { return *p; }' > $$d/t.c && \
           $(CC) -fPIE -pie -Wl,-z,pack-relative-relocs $$d/t.c -o $$d/t >/dev/null 2>&1 && $$d/t && \
           echo -Wl,-z,pack-relative-relocs; rm -rf $$d)
-SOFLAGS := -Wl,-soname,libdrydb.so.$(SOMAJOR) -Wl,--version-script=$(CURDIR)/capi/exports.map $(RELR)
+# macOS (built, not tested): ld64 has no -soname, version scripts or RELR.
+ifeq ($(shell uname -s),Darwin)
+SHLIB    := libdrydb.dylib
+SONAME   := libdrydb.$(SOMAJOR).dylib
+REALNAME := libdrydb.$(VERSION).dylib
+SOFLAGS  := -Wl,-install_name,@rpath/$(SONAME) -Wl,-exported_symbol,_drydb_*
+else
+SHLIB    := libdrydb.so
+SONAME   := libdrydb.so.$(SOMAJOR)
+REALNAME := libdrydb.so.$(VERSION)
+SOFLAGS  := -Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map $(RELR)
+endif
 LDFLAGS := -s -w -extldflags '$(SOFLAGS)'
 GOFLAGS_LIB := -trimpath -buildvcs=false
 
 .PHONY: all lib archive cli check-size test test-go test-c test-python test-csharp \
-        test-valgrind test-cgocheck2 cmake-build vectors install uninstall clean
+        test-valgrind test-cgocheck2 cmake-build vectors install install-files uninstall test-install clean
 
 all: lib archive cli
 
 lib:
 	@mkdir -p $(BUILD)
-	$(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="$(LDFLAGS)" -o $(BUILD)/libdrydb.so ./capi
+	$(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="$(LDFLAGS)" -o $(BUILD)/$(SHLIB) ./capi
 	@# The header cgo generates is not the contract (include/drydb.h is): never ship it.
 	@rm -f $(BUILD)/libdrydb.h
 	@# Programs linked against the library record its SONAME; give them one here too.
-	@ln -sf libdrydb.so $(BUILD)/libdrydb.so.$(SOMAJOR)
-	@size=$$(wc -c < $(BUILD)/libdrydb.so); \
-	  if [ $$size -gt $(MAXSIZE) ]; then echo "WARNING: libdrydb.so is $$size bytes, over the $(MAXSIZE)-byte budget (make check-size)" >&2; fi
+	@ln -sf $(SHLIB) $(BUILD)/$(SONAME)
+	@size=$$(wc -c < $(BUILD)/$(SHLIB)); \
+	  if [ $$size -gt $(MAXSIZE) ]; then echo "WARNING: $(SHLIB) is $$size bytes, over the $(MAXSIZE)-byte budget (make check-size)" >&2; fi
 
 # Fails when the stripped library exceeds the size budget.
 check-size: lib
-	@size=$$(wc -c < $(BUILD)/libdrydb.so); echo "libdrydb.so: $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
+	@size=$$(wc -c < $(BUILD)/$(SHLIB)); echo "$(SHLIB): $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
 
+# The archive keeps only the API global (scripts/localize-archive).
 archive:
 	@mkdir -p $(BUILD)
 	$(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -ldflags="-s -w" -o $(BUILD)/libdrydb.a ./capi
 	@rm -f $(BUILD)/libdrydb.h
+	sh scripts/localize-archive $(BUILD)/libdrydb.a capi/exports.map
 
+# The CLI and its man page, generated from its own help (scripts/manpage).
 cli:
-	@if [ -d cmd/drydb ]; then $(GO) build -trimpath -o $(BUILD)/drydb ./cmd/drydb; \
-	  else echo "cmd/drydb not present: CLI skipped"; fi
+	$(GO) build -trimpath -o $(BUILD)/drydb ./cmd/drydb
+	$(PYTHON) scripts/manpage $(BUILD)/drydb > $(BUILD)/drydb.1
 
 # CMake builds the C tests against the library built above (DRYDB_LIB_DIR).
 cmake-build: lib archive
@@ -74,7 +92,7 @@ cmake-build: lib archive
 	$(CMAKE) --build $(BUILD)/cmake -j2
 
 # check-size first: the library must not grow past its budget unnoticed.
-test: check-size test-go test-c test-python test-csharp
+test: check-size test-go test-c test-install test-python test-csharp
 
 test-go:
 	$(GO) vet ./capi
@@ -126,23 +144,48 @@ vectors: cmake-build
 	$(GO) run ./tests/vectors/gen -out tests/vectors
 	$(BUILD)/cmake/make_vectors tests/vectors/c_built.drydb
 
-install: lib archive
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/drydb
-	install -m 755 $(BUILD)/libdrydb.so $(DESTDIR)$(LIBDIR)/libdrydb.so.$(VERSION)
-	ln -sf libdrydb.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdrydb.so.$(SOMAJOR)
-	ln -sf libdrydb.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdrydb.so
+# drydbConfig.cmake finds the headers relative to the libdir it sits in, so
+# that any LIBDIR (lib64, lib/x86_64-linux-gnu) works and an installed tree
+# can be moved; INCDIR outside PREFIX is written as an absolute path.
+empty :=
+space := $(empty) $(empty)
+INCDIR_FROM_LIBDIR = $(if $(and $(filter $(PREFIX)/%,$(LIBDIR)),$(filter $(PREFIX)/%,$(INCDIR))),$\
+  $(subst $(space),,$(foreach c,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(LIBDIR))),../))$(patsubst $(PREFIX)/%,%,$(INCDIR)),$\
+  $(INCDIR))
+
+install: lib archive cli
+	@$(MAKE) --no-print-directory install-files
+
+# The install proper, of what is already built (scripts/test-install runs
+# it several times without relinking).
+install-files:
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/drydb \
+	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
+	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(SHLIB)
 	install -m 644 $(BUILD)/libdrydb.a $(DESTDIR)$(LIBDIR)/libdrydb.a
 	install -m 644 include/drydb.h $(DESTDIR)$(INCDIR)/drydb.h
+	install -m 755 $(BUILD)/drydb $(DESTDIR)$(BINDIR)/drydb
+	install -m 644 $(BUILD)/drydb.1 $(DESTDIR)$(MANDIR)/man1/drydb.1
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' drydb.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc
-	install -m 644 cmake/drydbConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfig.cmake
+	sed -e 's|@SONAME@|$(SONAME)|g' -e 's|@INCDIR_FROM_LIBDIR@|$(INCDIR_FROM_LIBDIR)|g' \
+	    cmake/drydbConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfig.cmake
 	sed -e 's|@VERSION@|$(VERSION)|g' cmake/drydbConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfigVersion.cmake
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libdrydb.so $(DESTDIR)$(LIBDIR)/libdrydb.so.$(SOMAJOR) \
-	      $(DESTDIR)$(LIBDIR)/libdrydb.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdrydb.a \
-	      $(DESTDIR)$(INCDIR)/drydb.h $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc
+	rm -f $(DESTDIR)$(LIBDIR)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/libdrydb.a \
+	      $(DESTDIR)$(INCDIR)/drydb.h $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc \
+	      $(DESTDIR)$(BINDIR)/drydb $(DESTDIR)$(MANDIR)/man1/drydb.1
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/drydb
+
+# Installs into a scratch tree, once with the default LIBDIR and once with
+# a multiarch one, and builds tests/install against each (CMake shared and
+# static targets, pkg-config shared and --static).
+test-install: lib archive cli
+	sh scripts/test-install
 
 clean:
 	rm -rf $(BUILD)
