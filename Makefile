@@ -5,7 +5,9 @@
 #   make test                 go test, C tests (ctest), Python, C# (when present)
 #   make test-valgrind        C tests under valgrind
 #   make test-cgocheck2       C tests against a library built with GOEXPERIMENT=cgocheck2
-#   make install PREFIX=/usr/local DESTDIR=
+#   make install PREFIX=/usr/local DESTDIR= [LIBDIR= BINDIR= MANDIR= INCDIR=]
+#   make test-install         install into a scratch tree (multiarch LIBDIR) and
+#                             build programs against it (CMake, pkg-config)
 #   make clean
 
 GO      ?= go
@@ -16,11 +18,16 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
+BINDIR  ?= $(PREFIX)/bin
+MANDIR  ?= $(PREFIX)/share/man
 
-VERSION := 0.1.0
-SOMAJOR := 0
+# The release version lives in VERSION alone (scripts/version checks the
+# copies other tools read: the header, Python, .NET).
+VERSION := $(shell cat $(CURDIR)/VERSION)
+SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 BUILD   := build
-MAXSIZE := 3145728
+# 3.5 MiB: the Go runtime with the zstd encoders alone is 2.67 MB.
+MAXSIZE := 3670016
 
 # -s -w: no symbol table or DWARF (size); the SONAME lets programs link
 # against libdrydb.so.0 and survive compatible upgrades; the version script
@@ -33,45 +40,82 @@ MAXSIZE := 3145728
 RELR ?= $(shell d=$$(mktemp -d) && printf 'static int x; int *p = &x; int main(void) { return *p; }' > $$d/t.c && \
           $(CC) -fPIE -pie -Wl,-z,pack-relative-relocs $$d/t.c -o $$d/t >/dev/null 2>&1 && $$d/t && \
           echo -Wl,-z,pack-relative-relocs; rm -rf $$d)
-SOFLAGS := -Wl,-soname,libdrydb.so.$(SOMAJOR) -Wl,--version-script=$(CURDIR)/capi/exports.map $(RELR)
+# The target: this machine's, or GOOS/GOARCH/CC from the environment for a
+# cross build (make dist-platforms does those). GOOS is Go's own default.
+ifeq ($(GOOS),)
+GOOS := $(shell $(GO) env GOOS)
+endif
+EXE  :=
+ifeq ($(GOOS),windows)
+# Windows (cross-built with mingw-w64): PE has no SONAME and no version
+# scripts; the DLL exports cgo's //export functions (tests/c/check_exports.sh).
+# -static-libgcc: no libgcc_s_seh-1.dll to ship (winpthreads is linked
+# statically too: capi/main.go).
+SHLIB    := drydb.dll
+SONAME   := drydb.dll
+REALNAME := drydb.dll
+SOFLAGS  := -static-libgcc
+EXE      := .exe
+else ifeq ($(GOOS),darwin)
+# macOS (built, not tested): ld64 has no -soname, version scripts or RELR.
+SHLIB    := libdrydb.dylib
+SONAME   := libdrydb.$(SOMAJOR).dylib
+REALNAME := libdrydb.$(VERSION).dylib
+SOFLAGS  := -Wl,-install_name,@rpath/$(SONAME) -Wl,-exported_symbol,_drydb_*
+else
+SHLIB    := libdrydb.so
+SONAME   := libdrydb.so.$(SOMAJOR)
+REALNAME := libdrydb.so.$(VERSION)
+SOFLAGS  := -Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map $(RELR)
+endif
+# binutils of the target, for scripts/localize-archive (aarch64-linux-gnu-)
+TOOLPREFIX ?=
 LDFLAGS := -s -w -extldflags '$(SOFLAGS)'
 GOFLAGS_LIB := -trimpath -buildvcs=false
 
 .PHONY: all lib archive cli check-size test test-go test-c test-python test-csharp \
-        test-valgrind test-cgocheck2 cmake-build vectors install uninstall clean
+        test-valgrind test-cgocheck2 cmake-build vectors install install-files uninstall test-install clean
 
 all: lib archive cli
 
 lib:
 	@mkdir -p $(BUILD)
-	$(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="$(LDFLAGS)" -o $(BUILD)/libdrydb.so ./capi
+	$(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="$(LDFLAGS)" -o $(BUILD)/$(SHLIB) ./capi
 	@# The header cgo generates is not the contract (include/drydb.h is): never ship it.
 	@rm -f $(BUILD)/libdrydb.h
 	@# Programs linked against the library record its SONAME; give them one here too.
-	@ln -sf libdrydb.so $(BUILD)/libdrydb.so.$(SOMAJOR)
-	@size=$$(stat -c %s $(BUILD)/libdrydb.so); \
-	  if [ $$size -gt $(MAXSIZE) ]; then echo "WARNING: libdrydb.so is $$size bytes, over the $(MAXSIZE)-byte budget (make check-size)" >&2; \
-	  else echo "libdrydb.so: $$size bytes"; fi
+	@[ "$(SONAME)" = "$(SHLIB)" ] || ln -sf $(SHLIB) $(BUILD)/$(SONAME)
+	@# A DLL is linked through an import library (and a .def for MSVC).
+	@[ "$(GOOS)" != windows ] || sh scripts/windows-implib $(BUILD)/$(SHLIB) $(BUILD)
+	@size=$$(wc -c < $(BUILD)/$(SHLIB)); \
+	  if [ $$size -gt $(MAXSIZE) ]; then echo "WARNING: $(SHLIB) is $$size bytes, over the $(MAXSIZE)-byte budget (make check-size)" >&2; fi
 
 # Fails when the stripped library exceeds the size budget.
 check-size: lib
-	@size=$$(stat -c %s $(BUILD)/libdrydb.so); echo "libdrydb.so: $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
+	@size=$$(wc -c < $(BUILD)/$(SHLIB)); echo "$(SHLIB): $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
 
+# The archive keeps only the API global (scripts/localize-archive).
 archive:
 	@mkdir -p $(BUILD)
 	$(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -ldflags="-s -w" -o $(BUILD)/libdrydb.a ./capi
 	@rm -f $(BUILD)/libdrydb.h
+	sh scripts/localize-archive $(BUILD)/libdrydb.a capi/exports.map \
+	  $(TOOLPREFIX)ld $(TOOLPREFIX)objcopy $(TOOLPREFIX)ar $(TOOLPREFIX)nm
 
+# The CLI and its man page, generated from its own help (scripts/manpage)
+# by a CLI that runs here (MANCLI: this machine's when cross-building).
+MANCLI ?= $(BUILD)/drydb
 cli:
-	@if [ -d cmd/drydb ]; then $(GO) build -trimpath -o $(BUILD)/drydb ./cmd/drydb; \
-	  else echo "cmd/drydb not present: CLI skipped"; fi
+	$(GO) build -trimpath -o $(BUILD)/drydb$(EXE) ./cmd/drydb
+	$(PYTHON) scripts/manpage $(MANCLI) > $(BUILD)/drydb.1
 
 # CMake builds the C tests against the library built above (DRYDB_LIB_DIR).
 cmake-build: lib archive
 	$(CMAKE) -S . -B $(BUILD)/cmake -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD) -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	$(CMAKE) --build $(BUILD)/cmake -j2
 
-test: test-go test-c test-python test-csharp
+# check-size first: the library must not grow past its budget unnoticed.
+test: check-size test-go test-c test-install test-python test-csharp
 
 test-go:
 	$(GO) vet ./capi
@@ -123,26 +167,129 @@ vectors: cmake-build
 	$(GO) run ./tests/vectors/gen -out tests/vectors
 	$(BUILD)/cmake/make_vectors tests/vectors/c_built.drydb
 
-install: lib archive
-	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/drydb
-	install -m 755 $(BUILD)/libdrydb.so $(DESTDIR)$(LIBDIR)/libdrydb.so.$(VERSION)
-	ln -sf libdrydb.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdrydb.so.$(SOMAJOR)
-	ln -sf libdrydb.so.$(SOMAJOR) $(DESTDIR)$(LIBDIR)/libdrydb.so
+# drydbConfig.cmake finds the headers relative to the libdir it sits in, so
+# that any LIBDIR (lib64, lib/x86_64-linux-gnu) works and an installed tree
+# can be moved; INCDIR outside PREFIX is written as an absolute path.
+empty :=
+space := $(empty) $(empty)
+INCDIR_FROM_LIBDIR = $(if $(and $(filter $(PREFIX)/%,$(LIBDIR)),$(filter $(PREFIX)/%,$(INCDIR))),$\
+  $(subst $(space),,$(foreach c,$(subst /, ,$(patsubst $(PREFIX)/%,%,$(LIBDIR))),../))$(patsubst $(PREFIX)/%,%,$(INCDIR)),$\
+  $(INCDIR))
+
+install: lib archive cli
+	@$(MAKE) --no-print-directory install-files
+
+# The install proper, of what is already built (scripts/test-install runs
+# it several times without relinking).
+install-files:
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(LIBDIR)/cmake/drydb \
+	  $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 755 $(BUILD)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(REALNAME)
+	ln -sf $(REALNAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/$(SHLIB)
 	install -m 644 $(BUILD)/libdrydb.a $(DESTDIR)$(LIBDIR)/libdrydb.a
 	install -m 644 include/drydb.h $(DESTDIR)$(INCDIR)/drydb.h
+	install -m 755 $(BUILD)/drydb $(DESTDIR)$(BINDIR)/drydb
+	install -m 644 $(BUILD)/drydb.1 $(DESTDIR)$(MANDIR)/man1/drydb.1
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCDIR@|$(INCDIR)|g' \
 	    -e 's|@VERSION@|$(VERSION)|g' drydb.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc
-	install -m 644 cmake/drydbConfig.cmake $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfig.cmake
+	sed -e 's|@SONAME@|$(SONAME)|g' -e 's|@INCDIR_FROM_LIBDIR@|$(INCDIR_FROM_LIBDIR)|g' \
+	    cmake/drydbConfig.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfig.cmake
 	sed -e 's|@VERSION@|$(VERSION)|g' cmake/drydbConfigVersion.cmake.in > $(DESTDIR)$(LIBDIR)/cmake/drydb/drydbConfigVersion.cmake
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libdrydb.so $(DESTDIR)$(LIBDIR)/libdrydb.so.$(SOMAJOR) \
-	      $(DESTDIR)$(LIBDIR)/libdrydb.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libdrydb.a \
-	      $(DESTDIR)$(INCDIR)/drydb.h $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc
+	rm -f $(DESTDIR)$(LIBDIR)/$(SHLIB) $(DESTDIR)$(LIBDIR)/$(SONAME) \
+	      $(DESTDIR)$(LIBDIR)/$(REALNAME) $(DESTDIR)$(LIBDIR)/libdrydb.a \
+	      $(DESTDIR)$(INCDIR)/drydb.h $(DESTDIR)$(LIBDIR)/pkgconfig/drydb.pc \
+	      $(DESTDIR)$(BINDIR)/drydb $(DESTDIR)$(MANDIR)/man1/drydb.1
 	rm -rf $(DESTDIR)$(LIBDIR)/cmake/drydb
 
+# Installs into a scratch tree, once with the default LIBDIR and once with
+# a multiarch one, and builds tests/install against each (CMake shared and
+# static targets, pkg-config shared and --static).
+test-install: lib archive cli
+	sh scripts/test-install
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(DIST)
+
+# ---- release --------------------------------------------------------------
+# One build per platform (named as .NET's runtime identifiers), each in
+# build/<rid>: the library, libdrydb.a (Linux), the CLI and its man page.
+#   linux-x64    this machine, without RELR: runs on glibc 2.34+ (3.80 MB
+#                against 3.47 with RELR, which would need glibc 2.36)
+#   linux-arm64  Debian's gcc-aarch64-linux-gnu
+#   win-x64      Debian's gcc-mingw-w64-x86-64
+RIDS := linux-x64 linux-arm64 win-x64
+PLATFORM_linux-x64   := GOOS=linux GOARCH=amd64 CC=$(CC)
+PLATFORM_linux-arm64 := GOOS=linux GOARCH=arm64 CC=aarch64-linux-gnu-gcc TOOLPREFIX=aarch64-linux-gnu-
+PLATFORM_win-x64     := GOOS=windows GOARCH=amd64 CC=x86_64-w64-mingw32-gcc
+DIST := dist
+
+.PHONY: platforms $(addprefix platform-,$(RIDS)) dist
+platforms: $(addprefix platform-,$(RIDS))
+
+# The man page comes from this machine's CLI (the same text everywhere).
+$(addprefix platform-,$(RIDS)): platform-%: cli
+	env CGO_ENABLED=1 $(PLATFORM_$*) $(MAKE) --no-print-directory lib cli $(if $(filter linux-%,$*),archive) \
+	  BUILD=$(BUILD)/$* RELR= MANCLI=$(BUILD)/drydb
+
+# Everything a release ships, in $(DIST) with SHA256SUMS: per platform a
+# tarball (Linux: the `make install` tree) or zip (Windows), the Python
+# wheels (one per platform) and sdist, the NuGet package.
+dist: platforms
+	rm -rf $(DIST) && mkdir -p $(DIST)
+	sh scripts/dist-archives $(DIST) $(BUILD) $(RIDS)
+	$(PYTHON) scripts/python-dist $(DIST) $(BUILD)/linux-x64/libdrydb.so $(BUILD)/linux-arm64/libdrydb.so $(BUILD)/win-x64/drydb.dll
+	$(PYTHON) scripts/nuget-pack $(DIST) linux-x64=$(BUILD)/linux-x64/libdrydb.so \
+	  linux-arm64=$(BUILD)/linux-arm64/libdrydb.so win-x64=$(BUILD)/win-x64/drydb.dll
+	cd $(DIST) && sha256sum * > SHA256SUMS
+	@ls -l $(DIST)
+
+# The C tests of the cross-built libraries, under emulation: Wine for
+# win-x64 (the POSIX-only tests left out: CMakeLists.txt says which), and
+# qemu-user for linux-arm64. The test programs are cross-built by CMake with
+# the toolchain files in cmake/. TESTS_REGEX narrows the run (CI runs a
+# reduced set; the default is every test).
+WINE    ?= /usr/lib/wine/wine64
+WINEPREFIX_DIR := $(CURDIR)/$(BUILD)/wine
+TESTS_REGEX ?= .
+.PHONY: test-windows test-arm64
+test-windows: platform-win-x64
+	$(CMAKE) -S . -B $(BUILD)/cmake-win-x64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-mingw-w64-x86_64.cmake \
+	  -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/win-x64 >/dev/null
+	$(CMAKE) --build $(BUILD)/cmake-win-x64 -j2
+	@# A Wine prefix of our own, with the bcryptprimitives.dll Go needs and
+	@# Debian's Wine lacks (tests/windows/bcryptprimitives.c).
+	@[ -d $(WINEPREFIX_DIR)/drive_c/windows/system32 ] || \
+	  WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(WINE) wineboot -i >/dev/null 2>&1
+	x86_64-w64-mingw32-gcc -shared -O2 -o $(WINEPREFIX_DIR)/drive_c/windows/system32/bcryptprimitives.dll \
+	  tests/windows/bcryptprimitives.c -lbcrypt
+	WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(CTEST) --test-dir $(BUILD)/cmake-win-x64 --output-on-failure -R '$(TESTS_REGEX)'
+	@# The file mapping's own tests (internal/osfile), as a Windows program.
+	GOOS=windows GOARCH=amd64 $(GO) test -c -o $(BUILD)/win-x64/osfile.test.exe ./internal/osfile
+	WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(WINE) $(BUILD)/win-x64/osfile.test.exe -test.v
+
+# test_truncate checks the message of a fault on a truncated mapping;
+# qemu-user turns the host's SIGBUS into another fault (the library still
+# answers DRYDB_CORRUPT, but names it as a nil dereference), so under qemu
+# it would test qemu.
+QEMU_EXCLUDE := ^test_truncate$$
+test-arm64: platform-linux-arm64
+	$(CMAKE) -S . -B $(BUILD)/cmake-linux-arm64 -DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/cmake/toolchain-aarch64-linux-gnu.cmake \
+	  -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/linux-arm64 >/dev/null
+	$(CMAKE) --build $(BUILD)/cmake-linux-arm64 -j2
+	$(CTEST) --test-dir $(BUILD)/cmake-linux-arm64 --output-on-failure -R '$(TESTS_REGEX)' -E '$(QEMU_EXCLUDE)'
+
+# The released packages tested as users get them (after make dist): the
+# x86-64 wheel installed where nothing can build and the Python tests run
+# against it, the sdist with and without Go, the .nupkg's C# tests.
+.PHONY: test-dist
+test-dist:
+	cd $(DIST) && sha256sum -c --quiet SHA256SUMS
+	for w in $(DIST)/*.whl; do sh scripts/test-wheel $$w || exit 1; done
+	sh scripts/test-sdist $(DIST)/drydb-$(VERSION).tar.gz
+	sh scripts/test-nupkg $(DIST)/DryDB.$(VERSION).nupkg
 
 # The main job: build everything, then the demo on real data (the Unicode
 # Character Database) through the CLI, C, Python and C#.

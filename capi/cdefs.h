@@ -6,7 +6,11 @@
 #define DRYDB__TYPES_ONLY
 #include "drydb.h"
 
+#ifdef _WIN32
+#define DRYDB__HIDDEN /* a DLL exports only what is marked dllexport */
+#else
 #define DRYDB__HIDDEN __attribute__((visibility("hidden")))
+#endif
 
 /* Non-NULL pointer returned for zero-length data. */
 DRYDB__HIDDEN extern const uint8_t drydb__empty[1];

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"os"
 	"sync"
-	"syscall"
+
+	"github.com/drydb/drydb/internal/osfile"
 )
 
 // A database file written or truncated in place while it is open breaks
@@ -17,51 +17,23 @@ import (
 // DRYDB_INTERNAL otherwise: a bug). Replacing a file by renaming a new one
 // over it (what drydb's own builds do) changes nothing under open handles.
 
-// file is a mapped database file, kept open so that fstat tells whether the
-// inode behind the mapping changed. A plain descriptor, not an *os.File:
-// opening one costs a finalizer, a poller probe and, for Fd, two fcntl
-// calls, a tenth of drydb_open.
+// file is a mapped database file, kept open so that the system can tell
+// whether the file behind the mapping changed (osfile.File.Changed).
 type file struct {
-	fd   int
+	*osfile.File
 	name string
-	at   stamp
 }
 
-// stamp is what a write or truncation of a file changes.
-type stamp struct {
-	size         int64
-	mtime, ctime syscall.Timespec
-}
-
-func stampOf(st *syscall.Stat_t) stamp {
-	return stamp{size: st.Size, mtime: st.Mtim, ctime: st.Ctim}
-}
-
-// openFile opens name read-only and reads its stamp.
-func openFile(name string) (*file, *syscall.Stat_t, error) {
-	var fd int
-	var err error
-	for {
-		if fd, err = syscall.Open(name, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err != syscall.EINTR {
-			break
-		}
-	}
+// openFile opens name read-only.
+func openFile(name string) (*file, error) {
+	f, err := osfile.Open(name)
 	if err != nil {
-		return nil, nil, &os.PathError{Op: "open", Path: name, Err: err}
+		return nil, err
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		syscall.Close(fd)
-		return nil, nil, &os.PathError{Op: "stat", Path: name, Err: err}
-	}
-	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
-		syscall.Close(fd)
-		return nil, nil, &os.PathError{Op: "open", Path: name, Err: syscall.EISDIR}
-	}
-	return &file{fd: fd, name: name, at: stampOf(&st)}, &st, nil
+	return &file{File: f, name: name}, nil
 }
 
-func (fl *file) close() { syscall.Close(fl.fd) }
+func (fl *file) close() { fl.Close() }
 
 // openFiles holds the file of every open database (keyed by *dbObj).
 var openFiles sync.Map
@@ -72,8 +44,7 @@ func changedFile() string {
 	name := ""
 	openFiles.Range(func(_, v any) bool {
 		fl := v.(*file)
-		var st syscall.Stat_t
-		if err := syscall.Fstat(fl.fd, &st); err != nil || stampOf(&st) != fl.at {
+		if fl.Changed() {
 			name = fl.name
 			return false
 		}

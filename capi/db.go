@@ -11,11 +11,11 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 	"unsafe"
 
 	"github.com/drydb/drydb/engine"
+	"github.com/drydb/drydb/internal/osfile"
 )
 
 // dbObj is an open database and everything handed out for it.
@@ -173,26 +173,23 @@ func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uin
 	// knows the address range of the image: values inside it go to C
 	// zero-copy, anything else is copied out of Go memory.
 	name := C.GoString(path)
-	fl, st, err := openFile(name)
+	fl, err := openFile(name)
 	if err != nil {
 		return fail(err)
 	}
-	if int64(int(st.Size)) != st.Size || st.Size > 1<<46 {
+	if int64(int(fl.Size)) != fl.Size || fl.Size > 1<<46 {
 		fl.close()
-		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, st.Size)
+		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, fl.Size)
 	}
-	var data []byte
-	if st.Size > 0 {
-		data, err = syscall.Mmap(fl.fd, 0, int(st.Size), syscall.PROT_READ, syscall.MAP_SHARED)
-		if err != nil {
-			fl.close()
-			return failf(codeIO, "mapping %s: %v", name, err)
-		}
+	data, err := fl.Map() // nil for an empty file
+	if err != nil {
+		fl.close()
+		return failf(codeIO, "mapping %s: %v", name, err)
 	}
 	rc = openImage(data, fl, opts, out)
 	if rc != codeOK {
 		if data != nil {
-			syscall.Munmap(data)
+			osfile.Unmap(data)
 		}
 		fl.close()
 	}
@@ -275,7 +272,7 @@ func (d *dbObj) release() {
 	}
 	d.db.Close()
 	if d.mapping != nil {
-		syscall.Munmap(d.mapping)
+		osfile.Unmap(d.mapping)
 		d.mapping = nil
 	}
 	if d.file != nil {

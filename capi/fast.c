@@ -26,20 +26,28 @@
  * raised inside a fast lookup back to its start (siglongjmp), and the call
  * falls back to Go, which reports DRYDB_CORRUPT; every other signal goes on
  * to the handler that was installed before (the Go runtime's, which chains
- * to the host's). */
+ * to the host's). Windows has no such fault (see the guard below). */
 #define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
+#include <pthread.h> /* Windows: mingw-w64's winpthreads, linked statically */
 #include <setjmp.h>
-#include <signal.h>
 #include <stdatomic.h>
+#ifdef _WIN32
+#include <windows.h>
+#else
+#include <sched.h>
+#include <signal.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
 #include "cdefs.h"
 #include "fast.h"
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport)
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 
 /* The Go implementations (table.go), cgo exports with C.int results. */
 int drydb__get_go(uintptr_t t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen);
@@ -76,9 +84,9 @@ static struct drydb__ft *free_list;
 
 /* ---- fault guard ---- */
 
+#ifndef _WIN32
 static __thread sigjmp_buf *fault_jmp __attribute__((tls_model("initial-exec")));
 static struct sigaction old_bus, old_segv;
-static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 
 static void on_fault(int sig, siginfo_t *si, void *uc) {
     sigjmp_buf *j = fault_jmp;
@@ -112,6 +120,26 @@ static void install_guard(void) {
     sigaction(SIGBUS, &sa, &old_bus);
     sigaction(SIGSEGV, &sa, &old_segv);
 }
+
+/* fault_try(jb) is sigsetjmp's 0 on the way in and 1 after a fault; only
+ * ever the whole controlling expression of an if (C's rule for setjmp). */
+typedef sigjmp_buf fault_buf;
+#define fault_try(jb) sigsetjmp(jb, 0)
+#define fault_arm(jb) (fault_jmp = &(jb))
+#define fault_disarm() (fault_jmp = NULL)
+#else
+/* Windows: the fault this guards against cannot happen to a local file.
+ * Windows refuses to truncate a file while a view of it is mapped
+ * (ERROR_USER_MAPPED_FILE), so there is no lost page to touch; the guard
+ * is compiled out (no signals, no sigsetjmp). An in-page error of a file on
+ * a failing network share would end the process, as any such read would. */
+static void install_guard(void) {}
+typedef int fault_buf;
+#define fault_try(jb) ((void)(jb), 0)
+#define fault_arm(jb) ((void)0)
+#define fault_disarm() ((void)0)
+#endif
+static pthread_once_t guard_once = PTHREAD_ONCE_INIT;
 
 /* ---- registry ---- */
 
@@ -195,7 +223,11 @@ static inline struct drydb__ft *find(uint64_t h) {
 }
 
 static inline int stripe(void) {
+#ifdef _WIN32
+    int c = (int)GetCurrentProcessorNumber();
+#else
     int c = sched_getcpu(); /* glibc reads it from rseq: no system call */
+#endif
     return c < 0 ? 0 : c & (STRIPES - 1);
 }
 
@@ -209,14 +241,14 @@ static inline int stripe(void) {
         int s_ = stripe();                                                    \
         atomic_fetch_add(&(ft)->active[s_].n, 1);                             \
         if (atomic_load(&(ft)->handle) == (h)) {                              \
-            sigjmp_buf jb_;                                                   \
-            if (sigsetjmp(jb_, 0) == 0) {                                     \
-                fault_jmp = &jb_;                                             \
+            fault_buf jb_;                                                    \
+            if (fault_try(jb_) == 0) {                                        \
+                fault_arm(jb_);                                               \
                 call;                                                         \
             } else {                                                          \
                 rc = FALLBACK;                                                \
             }                                                                 \
-            fault_jmp = NULL;                                                 \
+            fault_disarm();                                                   \
         }                                                                     \
         atomic_fetch_sub_explicit(&(ft)->active[s_].n, 1, memory_order_release); \
     } while (0)
@@ -631,18 +663,18 @@ EXPORT int drydb__get_many_copy(drydb_table *t, size_t n, const uint8_t *keys, c
         if (total > cap) return DRYDB__NOT_COPIED;
     }
     pthread_once(&guard_once, install_guard);
-    sigjmp_buf jb;
-    if (sigsetjmp(jb, 0) != 0) {
+    fault_buf jb;
+    if (fault_try(jb) != 0) {
         rc = drydb__get_many_go((uint64_t)(uintptr_t)t, n, keys, klens, vals, vlens, found);
         return rc == DRYDB_OK ? DRYDB__NOT_COPIED : rc;
     }
-    fault_jmp = &jb;
+    fault_arm(jb);
     uint8_t *o = buf;
     for (size_t i = 0; i < n; i++) {
         if (vlens[i] != 0) memcpy(o, vals[i], vlens[i]); /* missing: NULL */
         o += vlens[i];
     }
-    fault_jmp = NULL;
+    fault_disarm();
     return DRYDB_OK;
 }
 

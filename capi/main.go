@@ -15,6 +15,8 @@ package main
 
 /*
 #cgo CFLAGS: -I${SRCDIR}/../include -O2
+#cgo windows CFLAGS: -DDRYDB_BUILD
+#cgo windows LDFLAGS: -l:libwinpthread.a
 #include "cdefs.h"
 */
 import "C"

@@ -11,11 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 	"github.com/drydb/drydb/engine/keyenc"
+	"github.com/drydb/drydb/internal/osfile"
 )
 
 // BuilderOptions configure a Builder. The zero value is usable.
@@ -562,7 +562,7 @@ func cleanLitter(dir, base string) {
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if pid != os.Getpid() && syscall.Kill(pid, 0) == syscall.ESRCH {
+		if pid != os.Getpid() && osfile.ProcessGone(pid) {
 			os.Remove(m)
 		}
 	}

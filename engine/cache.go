@@ -5,8 +5,9 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"unsafe"
+
+	"github.com/drydb/drydb/internal/osfile"
 )
 
 // cache holds decoded leaf pages of compressed tables. Its memory is one
@@ -106,7 +107,7 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if n > 1<<30 {
 		return nil, fmt.Errorf("%w: cache of %d bytes", ErrInvalid, bytes)
 	}
-	mem, err := syscall.Mmap(-1, 0, int(n)*pageSize, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	mem, err := osfile.Alloc(int(n) * pageSize)
 	if err != nil {
 		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
@@ -115,8 +116,8 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	for hn < 8*int(n) {
 		hn <<= 1
 	}
-	if c.hintMem, err = syscall.Mmap(-1, 0, hn*8, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE); err != nil {
-		syscall.Munmap(mem)
+	if c.hintMem, err = osfile.Alloc(hn * 8); err != nil {
+		osfile.Free(mem)
 		return nil, fmt.Errorf("drydb: allocating a page cache's index: %w", err)
 	}
 	c.hints = unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(c.hintMem))), hn)
@@ -425,13 +426,13 @@ func (c *cache) victim() int32 {
 // finds every slot pinned. Its slot is allocated here: this path already
 // makes two system calls, and hits never come here.
 func (c *cache) loadTransient(t *tree, off uint64) (node, error) {
-	mem, err := syscall.Mmap(-1, 0, c.ps, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
+	mem, err := osfile.Alloc(c.ps)
 	if err != nil {
 		return node{}, fmt.Errorf("drydb: allocating a page: %w", err)
 	}
 	p, err := c.decode(t, off, mem)
 	if err != nil {
-		syscall.Munmap(mem)
+		osfile.Free(mem)
 		return node{}, err
 	}
 	c.transPages.Add(1)
@@ -449,7 +450,7 @@ func (s *slot) unpin() {
 
 func (tp *transient) release() {
 	if tp.freed.CompareAndSwap(false, true) {
-		syscall.Munmap(tp.mem)
+		osfile.Free(tp.mem)
 		tp.c.transPages.Add(-1)
 	}
 }
@@ -478,7 +479,7 @@ func (c *cache) stats() CacheStats {
 
 func (c *cache) free() {
 	if c.freed.CompareAndSwap(false, true) {
-		syscall.Munmap(c.mem)
-		syscall.Munmap(c.hintMem)
+		osfile.Free(c.mem)
+		osfile.Free(c.hintMem)
 	}
 }

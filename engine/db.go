@@ -2,16 +2,15 @@ package engine
 
 import (
 	"fmt"
-	"os"
 	"runtime/debug"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 	"github.com/drydb/drydb/engine/keyenc"
+	"github.com/drydb/drydb/internal/osfile"
 )
 
 // Options configure Open. The zero value (or nil) is usable.
@@ -62,41 +61,25 @@ type DB struct {
 // Open maps the file at path read-only. It takes no lock and writes nothing,
 // so it works on read-only media and from any number of processes.
 func Open(path string, opts *Options) (*DB, error) {
-	// Plain system calls, not os.Open: an *os.File costs a finalizer, a
-	// poller probe and, for Fd, two fcntl calls to make it blocking again,
-	// a sixth of an open (the descriptor lives only until the file is mapped).
-	var fd int
-	var err error
-	for {
-		if fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0); err != syscall.EINTR {
-			break
-		}
-	}
+	fl, err := osfile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("drydb: %w", &os.PathError{Op: "open", Path: path, Err: err})
+		return nil, fmt.Errorf("drydb: %w", err)
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return nil, fmt.Errorf("drydb: %w", &os.PathError{Op: "stat", Path: path, Err: err})
-	}
-	if st.Mode&syscall.S_IFMT == syscall.S_IFDIR {
-		return nil, fmt.Errorf("drydb: %w", &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR})
-	}
-	size := st.Size
+	defer fl.Close() // the mapping outlives the file
+	size := fl.Size
 	if size < int64(f.MinPageSize+f.FooterSize) {
 		return nil, corruptAt(0, "file of %d bytes is too short to be a drydb file", size)
 	}
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%w: file of %d bytes does not fit the address space", ErrTooLarge, size)
 	}
-	data, err := syscall.Mmap(fd, 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	data, err := fl.Map()
 	if err != nil {
 		return nil, fmt.Errorf("drydb: mapping %s: %w", path, err)
 	}
 	db, err := openData(data, opts)
 	if err != nil {
-		syscall.Munmap(data)
+		osfile.Unmap(data)
 		return nil, err
 	}
 	db.mapped = true
@@ -373,7 +356,7 @@ func (db *DB) Close() error {
 		db.cache.free()
 	}
 	if db.mapped {
-		return syscall.Munmap(db.data)
+		return osfile.Unmap(db.data)
 	}
 	return nil
 }

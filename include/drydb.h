@@ -103,7 +103,9 @@
 extern "C" {
 #endif
 
-#if defined(_WIN32)
+#if defined(_WIN32) && defined(DRYDB_BUILD)
+#  define DRYDB_API __declspec(dllexport) /* building drydb.dll itself */
+#elif defined(_WIN32)
 #  define DRYDB_API __declspec(dllimport)
 #elif defined(__GNUC__)
 #  define DRYDB_API __attribute__((visibility("default")))

@@ -99,7 +99,10 @@ static inline jv *jvalue(void) {
         while (*jp && strchr("+-0123456789.eE", *jp)) jp++;
         CHECK(jp > s);
         v = jnew(J_NUM);
-        v->s = strndup(s, (size_t)(jp - s));
+        v->s = malloc((size_t)(jp - s) + 1); /* strndup: not in mingw-w64 */
+        CHECK(v->s != NULL);
+        memcpy(v->s, s, (size_t)(jp - s));
+        v->s[jp - s] = 0;
     }
     return v;
 }

@@ -3,6 +3,15 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#ifdef _WIN32
+#include <direct.h>
+/* mingw-w64 has no mkdtemp: the same from _mktemp_s and _mkdir. */
+static char *mkdtemp(char *tmpl) {
+    if (_mktemp_s(tmpl, strlen(tmpl) + 1) != 0 || _mkdir(tmpl) != 0) return NULL;
+    return tmpl;
+}
+#endif
+
 size_t tu_val(int64_t i, uint8_t *buf) {
     /* variable length, 6..100 bytes, content derived from i */
     int n = snprintf((char *)buf, 128, "value-%lld-", (long long)i);
@@ -112,13 +121,24 @@ static char tmpdir[256];
 
 static void rm_tmpdir(void) {
     char cmd[300];
+#ifdef _WIN32
+    char dir[256];
+    snprintf(dir, sizeof dir, "%s", tmpdir);
+    for (char *c = dir; *c; c++)
+        if (*c == '/') *c = '\\';
+    snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\"", dir);
+#else
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+#endif
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
 }
 
 const char *tu_tmpdir(void) {
     if (!tmpdir[0]) {
         const char *t = getenv("TMPDIR");
+#ifdef _WIN32
+        if (!t || !*t) t = getenv("TEMP");
+#endif
         snprintf(tmpdir, sizeof tmpdir, "%s/drydb-test-XXXXXX", t && *t ? t : "/tmp");
         CHECK(mkdtemp(tmpdir) != NULL);
         atexit(rm_tmpdir);

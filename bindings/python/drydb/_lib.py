@@ -30,6 +30,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
+import sys
 import threading
 from ctypes import (Structure, byref, c_char, c_char_p, c_int, c_int32, c_int64,
                     c_uint8, c_uint32, c_uint64)
@@ -206,7 +207,9 @@ def _candidates() -> List[str]:
     if env:
         return [env]  # an explicit override is never second-guessed
     out = []
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "libdrydb.so")
+    # the file name setup.py gives the library inside a wheel of this platform
+    name = {"win32": "drydb.dll", "darwin": "libdrydb.dylib"}.get(sys.platform, "libdrydb.so")
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
     if os.path.exists(here):
         out.append(here)
     found = ctypes.util.find_library("drydb")
@@ -274,7 +277,8 @@ def load() -> None:
             if rc:
                 raise LibraryError("drydb: %s: drydb__py_init failed (%d)" % (cand, rc))
             _path, _version, _pid = cand, v, os.getpid()
-            os.register_at_fork(after_in_child=_poison)
+            if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+                os.register_at_fork(after_in_child=_poison)
             _loaded = True
             return
         raise LibraryError("drydb: cannot load libdrydb (set DRYDB_LIBRARY to its path): "

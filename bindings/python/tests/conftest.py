@@ -18,7 +18,10 @@ PKG = os.path.dirname(HERE)
 ROOT = os.path.dirname(os.path.dirname(PKG))
 VECTORS = os.path.join(ROOT, "tests", "vectors")
 
-if PKG not in sys.path:
+# DRYDB_TEST_INSTALLED=1 (scripts/test-wheel): test the installed package
+# and the library inside it, not the source tree.
+INSTALLED = bool(os.environ.get("DRYDB_TEST_INSTALLED"))
+if not INSTALLED and PKG not in sys.path:
     sys.path.insert(0, PKG)
 
 
@@ -26,6 +29,13 @@ def _library() -> str:
     env = os.environ.get("DRYDB_LIBRARY")
     if env:
         return env
+    if INSTALLED:
+        # The library the installed package carries, found without loading
+        # it: loading now, before pytest's faulthandler takes SIGBUS, would
+        # put faulthandler in front of the library's truncation handler.
+        import importlib.util
+        pkg = importlib.util.find_spec("drydb").submodule_search_locations[0]
+        return os.path.join(pkg, "libdrydb.so")
     built = os.path.join(ROOT, "build", "libdrydb.so")
     if os.path.exists(built):
         return built
@@ -39,7 +49,8 @@ def _library() -> str:
 
 os.environ["DRYDB_LIBRARY"] = os.path.abspath(_library())
 # Children started with spawn import drydb from the source tree too.
-os.environ["PYTHONPATH"] = PKG + os.pathsep + os.environ.get("PYTHONPATH", "")
+if not INSTALLED:
+    os.environ["PYTHONPATH"] = PKG + os.pathsep + os.environ.get("PYTHONPATH", "")
 
 import drydb  # noqa: E402
 
