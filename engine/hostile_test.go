@@ -71,6 +71,7 @@ func hostileSeed(t *testing.T, name string) *harness.Seed {
 // reader must stay within 30 s, 2 GiB of address space and 200 MiB
 // resident.
 func TestHostileCases(t *testing.T) {
+	skipUnderRace(t)
 	lim := harness.DefaultLimits
 	lim.Timeout = 30 * time.Second
 	for _, c := range hostile.Cases {
@@ -100,6 +101,12 @@ func TestHostileCases(t *testing.T) {
 	}
 }
 
+func skipUnderRace(t *testing.T) {
+	if raceEnabled {
+		t.Skip("children under RLIMIT_AS cannot run with the race detector (see hostile_race_test.go)")
+	}
+}
+
 func tail(s string, n int) string {
 	if len(s) > n {
 		return "..." + s[len(s)-n:]
@@ -107,14 +114,18 @@ func tail(s string, n int) string {
 	return s
 }
 
-// TestHostileFuzz crafts HOSTILE_N files (default 120, about a minute on
-// two cores) from the seeds by 1-3 random structural edits each and reads
+// TestHostileFuzz crafts HOSTILE_N files (default 300, 100 with -short:
+// 10 to 30 s on two cores when nothing hangs) from the seeds by 1-3 random structural edits each and reads
 // every one in a child. Any crash, hang, memory blow-up, panic out of the
 // API, error of another class than ErrCorrupt, value outside the file, or
 // disagreement between Verify and the reads fails it; the reproducers
 // (seed, crafted file, probes, edit list, verdict) are kept.
 func TestHostileFuzz(t *testing.T) {
-	n := 120
+	skipUnderRace(t)
+	n := 300
+	if testing.Short() {
+		n = 100
+	}
 	if v := os.Getenv("HOSTILE_N"); v != "" {
 		var err error
 		if n, err = strconv.Atoi(v); err != nil {
