@@ -125,6 +125,9 @@ func read(args []string) int {
 	}
 	r := harness.Exercise(args[0], harness.ExerciseOptions{Probes: probes})
 	fmt.Printf("open %s, open with verify %s, verify %s, %d calls %v\n", r.Open, r.OpenVerify, r.Verify, r.Calls, r.Classes)
+	if r.FirstCorrupt != "" {
+		fmt.Printf("first corrupt: %s\n", r.FirstCorrupt)
+	}
 	for _, a := range r.Anomalies {
 		fmt.Printf("FAIL %s: %s: %s\n", a.Class, a.Call, a.Detail)
 	}
