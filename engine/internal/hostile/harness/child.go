@@ -75,7 +75,7 @@ type Verdict struct {
 	Detail  string
 	Result  *Result
 	Elapsed time.Duration
-	MaxRSS  int64 // peak resident set: the child's VmHWM, or its rusage when it died
+	MaxRSS  int64  // peak resident set: the child's VmHWM, or its rusage when it died
 	Tail    string // the end of the child's stderr
 }
 
