@@ -284,8 +284,15 @@ func (fl *File) Bytes() ([]byte, error) {
 		}
 	}
 	fl.fixPages()
+	// Last block first: a block whose length was edited to cover later
+	// blocks must have its checksum computed over their final bytes.
+	offs := make([]uint64, 0, len(fl.Blocks))
 	for _, blk := range fl.Blocks {
-		fixBlockCRC(fl.Pages, blk.Off)
+		offs = append(offs, blk.Off)
+	}
+	sort.Slice(offs, func(i, j int) bool { return offs[i] > offs[j] })
+	for _, off := range offs {
+		fixBlockCRC(fl.Pages, off)
 	}
 	for ti := range fl.Cat.Tables {
 		ct := &fl.Cat.Tables[ti]

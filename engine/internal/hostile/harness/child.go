@@ -75,7 +75,7 @@ type Verdict struct {
 	Detail  string
 	Result  *Result
 	Elapsed time.Duration
-	MaxRSS  int64 // peak resident set: the child's VmHWM, or its rusage when it died
+	MaxRSS  int64  // peak resident set: the child's VmHWM, or its rusage when it died
 	Tail    string // the end of the child's stderr
 }
 
@@ -84,7 +84,10 @@ func RunChild(cmd *exec.Cmd, lim Limits) Verdict {
 	ctx, cancel := context.WithTimeout(context.Background(), lim.Timeout)
 	defer cancel()
 	c := exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
-	c.Env = append(append(os.Environ(), cmd.Env...), fmt.Sprintf("%s=%d", LimitEnv, lim.AddressSpace))
+	c.Env = append(os.Environ(), cmd.Env...)
+	if lim.AddressSpace > 0 {
+		c.Env = append(c.Env, fmt.Sprintf("%s=%d", LimitEnv, lim.AddressSpace))
+	}
 	var out bytes.Buffer
 	tail := &tailBuffer{max: 8 << 10}
 	c.Stdout, c.Stderr = &out, tail

@@ -25,6 +25,7 @@ type Result struct {
 	Open, OpenVerify, Verify string
 	Calls                    int            // read calls made
 	PeakRSS                  int64          // bytes (VmHWM), measured at the end
+	FirstCorrupt             string         // the first ErrCorrupt of the run: which check caught the file
 	Classes                  map[string]int // calls by result class
 	Anomalies                []Anomaly
 }
@@ -181,6 +182,9 @@ func (x *exerciser) call(name string, fn func() error) {
 	x.r.Classes[c]++
 	switch c {
 	case "corrupt":
+		if x.r.FirstCorrupt == "" {
+			x.r.FirstCorrupt = err.Error()
+		}
 		if x.sawCorrupt == "" {
 			x.sawCorrupt = name + ": " + err.Error()
 		}

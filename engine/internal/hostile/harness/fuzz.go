@@ -65,6 +65,9 @@ func (c *Crafted) Write(dir, name string) (string, error) {
 	if err := WriteProbes(p+".probes", c.Seed.Probes); err != nil {
 		return "", err
 	}
+	if err := WriteCLIKeys(p+".cli", c.Seed.Name, c.Seed.Probes); err != nil {
+		return "", err
+	}
 	desc := fmt.Sprintf("seed %s, file %d, random source %d\n%s\n", c.Seed.Name, c.ID, c.RngSeed, strings.Join(c.Edits, "\n"))
 	return p, os.WriteFile(p+".edits", []byte(desc), 0o644)
 }
@@ -145,12 +148,17 @@ func fuzzOne(o FuzzOptions, c *Crafted, rep *FuzzReport, mu *sync.Mutex) error {
 	defer os.Remove(path)
 	defer os.Remove(path + ".probes")
 	defer os.Remove(path + ".edits")
+	defer os.Remove(path + ".cli")
 	v := RunChild(o.Child(path), o.Limits)
 	mu.Lock()
 	defer mu.Unlock()
 	rep.Tried++
 	switch r := v.Result; {
 	case r == nil:
+	case strings.Contains(r.FirstCorrupt, "checksum mismatch") && !strings.Contains(r.FirstCorrupt, "overflow value"):
+		// every checksum was recomputed, so only a header page-size edit
+		// (pages then cut elsewhere) should end here
+		rep.Outcomes["caught by a checksum"]++
 	case r.Open == "corrupt" || r.OpenVerify == "corrupt" && r.Open != "ok":
 		rep.Outcomes["open: corrupt"]++
 	case r.Open != "ok":

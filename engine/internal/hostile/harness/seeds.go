@@ -9,7 +9,9 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"sort"
+	"strings"
 
 	"github.com/drydb/drydb/engine"
 	"github.com/drydb/drydb/engine/internal/hostile"
@@ -170,4 +172,26 @@ func seedValue(ts tableSpec, i int, overflow bool) []byte {
 		return []byte(fmt.Sprintf("%0*d", ts.fixedVal, i))
 	}
 	return []byte(fmt.Sprintf("value %d %s", i, bytes.Repeat([]byte{'a' + byte(i%26)}, i%37)))
+}
+
+// WriteCLIKeys writes path, the CLI's view of a crafted file of seed
+// seedName for tests/hostile/run.sh: lines "table NAME KEY" (KEY as the
+// CLI takes it, in the table's key encoding) and "index TABLE NAME".
+func WriteCLIKeys(path, seedName string, probes map[string][][]byte) error {
+	var b strings.Builder
+	for _, ts := range seedSpecs[seedName].tables {
+		enc := keyenc.Encoding{Kind: ts.enc}
+		for i, k := range probes[ts.name] {
+			if i%4 == 0 && i < 24 { // a few per table
+				fmt.Fprintf(&b, "table\t%s\t%s\n", ts.name, keyenc.FormatKey(enc, k))
+			}
+		}
+		if len(probes[ts.name]) == 0 {
+			fmt.Fprintf(&b, "table\t%s\t\n", ts.name)
+		}
+		if ts.indexes {
+			fmt.Fprintf(&b, "index\t%s\tuniq\nindex\t%s\tmulti\n", ts.name, ts.name)
+		}
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

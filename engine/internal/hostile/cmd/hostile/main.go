@@ -7,8 +7,8 @@
 //	hostile child FILE                          (the child of fuzz)
 //
 // Every crafted FILE comes with FILE.probes (keys to get first, read by
-// the Go and C readers) and, for fuzzed files, FILE.edits (the seed and
-// the edits). Run from the repository root:
+// the Go and C readers), FILE.cli (tables, keys and indexes for the CLI)
+// and FILE.edits (the seed and the edits, or the case). Run from the repository root:
 //
 //	go run ./engine/internal/hostile/cmd/hostile fuzz -n 100000 -repro /tmp/repro
 //
@@ -97,6 +97,9 @@ func gen(args []string) int {
 			if err := harness.WriteProbes(p+".probes", cr.Probes); err != nil {
 				return fail(err)
 			}
+			if err := harness.WriteCLIKeys(p+".cli", c.Seed, s.Probes); err != nil {
+				return fail(err)
+			}
 			if err := os.WriteFile(p+".edits", []byte("case "+c.Name+": "+c.Doc+"\n"), 0o644); err != nil {
 				return fail(err)
 			}
@@ -122,6 +125,9 @@ func read(args []string) int {
 	}
 	r := harness.Exercise(args[0], harness.ExerciseOptions{Probes: probes})
 	fmt.Printf("open %s, open with verify %s, verify %s, %d calls %v\n", r.Open, r.OpenVerify, r.Verify, r.Calls, r.Classes)
+	if r.FirstCorrupt != "" {
+		fmt.Printf("first corrupt: %s\n", r.FirstCorrupt)
+	}
 	for _, a := range r.Anomalies {
 		fmt.Printf("FAIL %s: %s: %s\n", a.Class, a.Call, a.Detail)
 	}
