@@ -386,12 +386,15 @@ static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t
         if (c > 0) return n;
     }
     uint32_t hk = key_head(key, klen, prefix);
-    size_t lo = from, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) >> 1;
-        if (u32be(heads + 4 * m) < hk) lo = m + 1;
-        else hi = m;
+    /* the first head >= hk, branch-free (a conditional move per step: the
+     * branches of a plain binary search over random keys mispredict) */
+    size_t lo = from, len = n - from;
+    while (len > 1) {
+        size_t half = len >> 1;
+        lo = u32be(heads + 4 * (lo + half - 1)) < hk ? lo + half : lo;
+        len -= half;
     }
+    lo += u32be(heads + 4 * lo) < hk;
     size_t end = lo;
     while (end < n && u32be(heads + 4 * end) == hk) {
         if (++end - lo > 4) { /* many equal heads: find their end by halving */

@@ -162,15 +162,20 @@ func headsLower(p []byte, key []byte, from int, after bool) int {
 		}
 	}
 	h := keyHead(key, prefix)
-	// first head >= h, then first head > h: the keys between have head h
-	lo, hi := from, n
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if be.Uint32(heads[4*m:]) < h {
-			lo = m + 1
-		} else {
-			hi = m
+	// the first head >= h, branch-free (the compiler turns the conditional
+	// add into a conditional move: the branches of a plain binary search
+	// over random keys mispredict), then the first head > h: the keys
+	// between have head h
+	lo := from
+	for size := n - from; size > 1; {
+		half := size >> 1
+		if be.Uint32(heads[4*(lo+half-1):]) < h {
+			lo += half
 		}
+		size -= half
+	}
+	if be.Uint32(heads[4*lo:]) < h {
+		lo++
 	}
 	end := lo
 	for end < n && be.Uint32(heads[4*end:]) == h {
