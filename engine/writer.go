@@ -76,6 +76,9 @@ type treeWriter struct {
 	keys8    []byte // leaf8: keys of the leaf being filled
 	slots8   []uint16
 	keyBuf   []byte
+	// afterCopy: the last leaf was copied as a block whose last key is not
+	// known (merge.go); the next row's whole key is its separator.
+	afterCopy bool
 }
 
 func newTreeWriter(o *out, name string, codec *blockCodec) *treeWriter {
@@ -97,7 +100,9 @@ func (t *treeWriter) reset() {
 // add appends one row. val is either the inline value or, with isRef, an
 // overflow reference (pgno relative to the blob file, length, crc).
 func (t *treeWriter) add(key, val []byte, isRef bool) error {
-	if t.rows > 0 {
+	afterCopy := t.afterCopy
+	t.afterCopy = false
+	if t.rows > 0 && !afterCopy {
 		if c := bytes.Compare(key, t.lastKey); c <= 0 {
 			if c == 0 {
 				return fmt.Errorf("%w: %s has key %s twice", ErrDuplicateKey, t.name, quoteKey(key))
@@ -119,7 +124,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		// first key that is still greater than the previous leaf's last key.
 		s := key
 		if t.rows > 0 {
-			if !t.k8 {
+			if !t.k8 && !afterCopy {
 				c := commonPrefix(t.lastKey, key)
 				s = key[:c+1]
 			}
