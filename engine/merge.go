@@ -42,6 +42,7 @@ type tableMerge struct {
 	// The base's overflow area [ovfFirst, ovfFirst+ovfPages) is copied to
 	// page ovfNew of the new file.
 	ovfFirst, ovfPages, ovfNew uint64
+	scratch                    []byte // a decoded base block
 }
 
 // NewMergeBuilder returns a Builder seeded from base: every table of base
@@ -404,6 +405,21 @@ func (m *tableMerge) block(off uint64) ([]byte, error) {
 	return blk, nil
 }
 
+// leaf reads a base leaf to be rewritten. A block is decoded into the
+// merge's own buffer, not kept in the base's page cache: each is read once,
+// and caching it would only evict the pages of the base's readers.
+func (m *tableMerge) leaf(ref uint64) (node, error) {
+	tr := &m.base.tree
+	if tr.codec == nil {
+		return tr.child(ref, 0)
+	}
+	if m.scratch == nil {
+		m.scratch = make([]byte, tr.db.ps)
+	}
+	p, err := tr.db.cache.decode(tr, ref, m.scratch)
+	return node{p: p}, err
+}
+
 // rows writes the table's leaves: the base's merged with the changes.
 // emit is the regular path for an upserted row (index functions, checks of
 // IndexBuilder.Add entries).
@@ -439,7 +455,7 @@ func (m *tableMerge) rows(t *TableBuilder, tw *treeWriter, emit func(k, v []byte
 			continue
 		}
 		var nd node
-		if nd, err = tr.child(cur.ref, 0); err != nil {
+		if nd, err = m.leaf(cur.ref); err != nil {
 			return err
 		}
 		p, n := nd.p, nodeN(nd.p)
@@ -506,7 +522,7 @@ func (m *tableMerge) copyLeaf(tw *treeWriter, l walkLeaf, rebase uint64) error {
 		}
 		return tw.copyLeaf(nil, blk, l.sep, l.rows, 0)
 	}
-	nd, err := tr.child(l.ref, 0)
+	nd, err := m.leaf(l.ref)
 	if err != nil {
 		return err
 	}
