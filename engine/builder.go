@@ -905,6 +905,12 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 	if err := it.err(); err != nil {
 		return ci, rep, err
 	}
+	return ix.finish(tw, ci, rep, start)
+}
+
+// finish completes an index tree whose entries are all in tw; its region
+// started at offset start.
+func (ix *IndexBuilder) finish(tw *treeWriter, ci f.Index, rep TableReport, start uint64) (f.Index, TableReport, error) {
 	tree, err := tw.finish()
 	if err != nil {
 		return ci, rep, err
@@ -912,8 +918,8 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 	ci.Tree = tree
 	ix.entries.close()
 	rep.Rows = tree.Rows
-	rep.Bytes = o.off - start
-	rep.Pages = rep.Bytes / uint64(o.pageSize)
+	rep.Bytes = tw.o.off - start
+	rep.Pages = rep.Bytes / uint64(tw.o.pageSize)
 	return ci, rep, nil
 }
 

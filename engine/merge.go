@@ -573,17 +573,10 @@ func (t *treeWriter) copyLeaf(p, blk, sepKey []byte, rows, rebase uint64) error 
 			}
 		} else {
 			f.PutU32(q, f.PgPrev, 0)
-			if t.leaves > 0 {
-				at := t.o.pgno()
-				f.PutU32(t.held, f.PgNext, uint32(at+1))
-				t.writePage(t.held)
-				f.PutU32(q, f.PgPrev, uint32(at))
+			var err error
+			if s.child, err = t.holdLeaf(); err != nil {
+				return err
 			}
-			s.child = t.o.pgno()
-			if s.child >= 1<<32-1 {
-				return fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
-			}
-			t.pending, t.held = t.held, t.pending
 		}
 	}
 	t.level = append(t.level, s)
@@ -691,16 +684,7 @@ func (ix *IndexBuilder) writeMerged(o *out) (f.Index, TableReport, error) {
 	if err != nil {
 		return ci, rep, err
 	}
-	tree, err := tw.finish()
-	if err != nil {
-		return ci, rep, err
-	}
-	ci.Tree = tree
-	ix.entries.close()
-	rep.Rows = tree.Rows
-	rep.Bytes = o.off - start
-	rep.Pages = rep.Bytes / uint64(o.pageSize)
-	return ci, rep, nil
+	return ix.finish(tw, ci, rep, start)
 }
 
 // materialize turns a seeded table whose leaves cannot be copied into an

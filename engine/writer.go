@@ -262,23 +262,33 @@ func (t *treeWriter) finishLeaf() error {
 			return err
 		}
 	} else {
-		// Plain leaves: write the held leaf now that its successor exists.
-		if t.leaves > 0 {
-			at := t.o.pgno()
-			f.PutU32(t.held, f.PgNext, uint32(at+1))
-			t.writePage(t.held)
-			f.PutU32(p, f.PgPrev, uint32(at))
+		var err error
+		if s.child, err = t.holdLeaf(); err != nil {
+			return err
 		}
-		s.child = t.o.pgno()
-		if s.child >= 1<<32-1 {
-			return fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
-		}
-		t.pending, t.held = t.held, t.pending
 	}
 	t.level = append(t.level, s)
 	t.leaves++
 	t.reset()
 	return t.o.err
+}
+
+// holdLeaf makes the pending plain leaf the held one, writing the leaf held
+// before now that its successor exists, and returns the page it will take.
+func (t *treeWriter) holdLeaf() (uint64, error) {
+	p := t.pending
+	if t.leaves > 0 {
+		at := t.o.pgno()
+		f.PutU32(t.held, f.PgNext, uint32(at+1))
+		t.writePage(t.held)
+		f.PutU32(p, f.PgPrev, uint32(at))
+	}
+	pg := t.o.pgno()
+	if pg >= 1<<32-1 {
+		return 0, fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
+	}
+	t.pending, t.held = t.held, t.pending
+	return pg, nil
 }
 
 func (t *treeWriter) writePage(p []byte) {
