@@ -114,6 +114,8 @@ type Builder struct {
 	// the builder no longer holds what its caller was told, so every later
 	// add and Build return it.
 	broken error
+	// base is the database a merge builder was seeded from (merge.go).
+	base *DB
 }
 
 // TableBuilder receives the rows of one table.
@@ -132,6 +134,8 @@ type TableBuilder struct {
 	// refuses an entry whose row was never added, which would otherwise make
 	// a file that fails its own verify. nil until the first Add.
 	refs *sorter
+	// m is set for a table seeded from a merge builder's base (merge.go).
+	m *tableMerge
 }
 
 // IndexBuilder receives the entries of one secondary index.
@@ -142,6 +146,7 @@ type IndexBuilder struct {
 	opts    IndexOptions
 	entries *sorter
 	buf     []byte
+	base    *Index // a merge builder's base index (merge.go)
 }
 
 // IndexEntry is an entry of one of a table's secondary indexes, given with
@@ -184,6 +189,9 @@ func (b *Builder) Table(name string, opts *TableOptions) (*TableBuilder, error) 
 	}
 	if err := checkName("table", name); err != nil {
 		return nil, err
+	}
+	if t, ok, err := b.seeded(name, opts); ok {
+		return t, err
 	}
 	if _, dup := b.byName[name]; dup {
 		return nil, fmt.Errorf("%w: table %q defined twice", ErrInvalid, name)
@@ -344,6 +352,9 @@ func (t *TableBuilder) AddIndex(name string, opts *IndexOptions) (*IndexBuilder,
 	if err := checkName("index", name); err != nil {
 		return nil, err
 	}
+	if ix, ok, err := t.seededIndex(name, opts); ok {
+		return ix, err
+	}
 	for _, ix := range t.indexes {
 		if ix.name == name {
 			return nil, fmt.Errorf("%w: table %q: index %q defined twice", ErrInvalid, t.name, name)
@@ -416,6 +427,9 @@ func (b *Builder) Close() error {
 		t.rows.close()
 		if t.refs != nil {
 			t.refs.close()
+		}
+		if t.m != nil {
+			t.m.close()
 		}
 		if t.blob != nil {
 			t.blob.Close()
@@ -628,7 +642,17 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	ct := f.Table{Name: t.name, Encoding: t.opts.Encoding.Marshal(),
 		Compression: uint8(t.opts.Compression.Kind), Level: int64(t.opts.Compression.Level), Filter: t.opts.Compression.Filter}
 	rep := TableReport{Name: t.name}
+	if t.m != nil && !t.m.copyable(t) {
+		if err := t.m.materialize(t); err != nil {
+			return ct, rep, err
+		}
+	}
 	firstPage := o.pgno()
+	if t.m != nil {
+		if err := t.m.copyOverflow(o); err != nil {
+			return ct, rep, err
+		}
+	}
 	ovfBase := o.pgno()
 	if t.blob != nil {
 		if _, err := t.blob.Seek(0, io.SeekStart); err != nil {
@@ -646,17 +670,19 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	var codec *blockCodec
 	if t.opts.Compression.Kind != CompressNone || t.opts.Compression.Filter != "" {
 		var dict []byte
-		if t.opts.Compression.Dictionary && t.opts.Compression.Kind == CompressZstd {
+		if t.m != nil { // the base's blocks are copied: same dictionary
+			dict = t.m.base.codec.dictBytes
+		} else if t.opts.Compression.Dictionary && t.opts.Compression.Kind == CompressZstd {
 			var err error
 			if dict, err = t.trainDictionary(ovfBase); err != nil {
 				return ct, rep, err
 			}
-			if len(dict) > 0 {
-				ct.DictOffset = o.off
-				ct.DictLen = uint64(len(dict))
-				ct.DictCRC = f.CRC(dict)
-				o.write(dict)
-			}
+		}
+		if len(dict) > 0 {
+			ct.DictOffset = o.off
+			ct.DictLen = uint64(len(dict))
+			ct.DictCRC = f.CRC(dict)
+			o.write(dict)
 		}
 		var err error
 		if codec, err = newBlockCodec(t.opts.Compression, dict, o.pageSize); err != nil {
@@ -668,10 +694,6 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
 	tw.k8 = fixed8(t.opts.Encoding)
-	it, err := t.rows.iterate()
-	if err != nil {
-		return ct, rep, err
-	}
 	var funcs []*IndexBuilder
 	for _, ix := range t.indexes {
 		if ix.opts.Func != nil {
@@ -682,40 +704,60 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	if err != nil {
 		return ct, rep, err
 	}
+	// emit writes one row given to the builder: its index functions run and
+	// the IndexBuilder.Add entries naming it are checked off.
 	var emitErr error
-	for {
-		k, v, isRef, ok := it.next()
-		if !ok {
-			break
-		}
+	emit := func(k, v []byte, isRef bool) error {
 		if err := tw.add(k, v, isRef); err != nil {
-			return ct, rep, err
+			return err
 		}
 		if err := refs.past(k); err != nil {
+			return err
+		}
+		if len(funcs) == 0 {
+			return nil
+		}
+		val := v
+		if isRef {
+			var err error
+			if val, err = t.readBlob(v); err != nil {
+				return err
+			}
+		}
+		for _, ix := range funcs {
+			ix := ix
+			ix.opts.Func(k, val, func(ikey []byte) {
+				if emitErr == nil {
+					emitErr = ix.add(ikey, k)
+				}
+			})
+			if emitErr != nil {
+				return emitErr
+			}
+		}
+		return nil
+	}
+	if t.m != nil {
+		if err := t.m.rows(t, tw, emit); err != nil {
 			return ct, rep, err
 		}
-		if len(funcs) > 0 {
-			val := v
-			if isRef {
-				if val, err = t.readBlob(v); err != nil {
-					return ct, rep, err
-				}
+	} else {
+		it, err := t.rows.iterate()
+		if err != nil {
+			return ct, rep, err
+		}
+		for {
+			k, v, isRef, ok := it.next()
+			if !ok {
+				break
 			}
-			for _, ix := range funcs {
-				ix := ix
-				ix.opts.Func(k, val, func(ikey []byte) {
-					if emitErr == nil {
-						emitErr = ix.add(ikey, k)
-					}
-				})
-				if emitErr != nil {
-					return ct, rep, emitErr
-				}
+			if err := emit(k, v, isRef); err != nil {
+				return ct, rep, err
 			}
 		}
-	}
-	if err := it.err(); err != nil {
-		return ct, rep, err
+		if err := it.err(); err != nil {
+			return ct, rep, err
+		}
 	}
 	if err := refs.past(nil); err != nil {
 		return ct, rep, err
@@ -832,6 +874,9 @@ func (t *TableBuilder) readBlob(ref []byte) ([]byte, error) {
 }
 
 func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
+	if ix.base != nil {
+		return ix.writeMerged(o)
+	}
 	ci := f.Index{Name: ix.name, Unique: ix.opts.Unique, Encoding: ix.opts.Encoding.Marshal()}
 	rep := TableReport{Name: ix.name}
 	start := o.off
@@ -860,6 +905,12 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 	if err := it.err(); err != nil {
 		return ci, rep, err
 	}
+	return ix.finish(tw, ci, rep, start)
+}
+
+// finish completes an index tree whose entries are all in tw; its region
+// started at offset start.
+func (ix *IndexBuilder) finish(tw *treeWriter, ci f.Index, rep TableReport, start uint64) (f.Index, TableReport, error) {
 	tree, err := tw.finish()
 	if err != nil {
 		return ci, rep, err
@@ -867,8 +918,8 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 	ci.Tree = tree
 	ix.entries.close()
 	rep.Rows = tree.Rows
-	rep.Bytes = o.off - start
-	rep.Pages = rep.Bytes / uint64(o.pageSize)
+	rep.Bytes = tw.o.off - start
+	rep.Pages = rep.Bytes / uint64(tw.o.pageSize)
 	return ci, rep, nil
 }
 

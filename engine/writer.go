@@ -76,6 +76,9 @@ type treeWriter struct {
 	keys8    []byte // leaf8: keys of the leaf being filled
 	slots8   []uint16
 	keyBuf   []byte
+	// afterCopy: the last leaf was copied as a block whose last key is not
+	// known (merge.go); the next row's whole key is its separator.
+	afterCopy bool
 }
 
 func newTreeWriter(o *out, name string, codec *blockCodec) *treeWriter {
@@ -97,7 +100,9 @@ func (t *treeWriter) reset() {
 // add appends one row. val is either the inline value or, with isRef, an
 // overflow reference (pgno relative to the blob file, length, crc).
 func (t *treeWriter) add(key, val []byte, isRef bool) error {
-	if t.rows > 0 {
+	afterCopy := t.afterCopy
+	t.afterCopy = false
+	if t.rows > 0 && !afterCopy {
 		if c := bytes.Compare(key, t.lastKey); c <= 0 {
 			if c == 0 {
 				return fmt.Errorf("%w: %s has key %s twice", ErrDuplicateKey, t.name, quoteKey(key))
@@ -119,7 +124,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		// first key that is still greater than the previous leaf's last key.
 		s := key
 		if t.rows > 0 {
-			if !t.k8 {
+			if !t.k8 && !afterCopy {
 				c := commonPrefix(t.lastKey, key)
 				s = key[:c+1]
 			}
@@ -257,23 +262,33 @@ func (t *treeWriter) finishLeaf() error {
 			return err
 		}
 	} else {
-		// Plain leaves: write the held leaf now that its successor exists.
-		if t.leaves > 0 {
-			at := t.o.pgno()
-			f.PutU32(t.held, f.PgNext, uint32(at+1))
-			t.writePage(t.held)
-			f.PutU32(p, f.PgPrev, uint32(at))
+		var err error
+		if s.child, err = t.holdLeaf(); err != nil {
+			return err
 		}
-		s.child = t.o.pgno()
-		if s.child >= 1<<32-1 {
-			return fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
-		}
-		t.pending, t.held = t.held, t.pending
 	}
 	t.level = append(t.level, s)
 	t.leaves++
 	t.reset()
 	return t.o.err
+}
+
+// holdLeaf makes the pending plain leaf the held one, writing the leaf held
+// before now that its successor exists, and returns the page it will take.
+func (t *treeWriter) holdLeaf() (uint64, error) {
+	p := t.pending
+	if t.leaves > 0 {
+		at := t.o.pgno()
+		f.PutU32(t.held, f.PgNext, uint32(at+1))
+		t.writePage(t.held)
+		f.PutU32(p, f.PgPrev, uint32(at))
+	}
+	pg := t.o.pgno()
+	if pg >= 1<<32-1 {
+		return 0, fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
+	}
+	t.pending, t.held = t.held, t.pending
+	return pg, nil
 }
 
 func (t *treeWriter) writePage(p []byte) {

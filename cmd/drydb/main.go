@@ -66,6 +66,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		buildCommand,
+		mergeCommand,
 		{name: "get", args: "FILE KEY...", summary: "look up rows by key (or by index key with --index)", needsFile: true, setup: setupGet, run: runGet},
 		{name: "scan", args: "FILE", summary: "list rows in key order, with offset and limit", needsFile: true, setup: setupScan, run: runScan},
 		{name: "keys", args: "FILE", summary: "list keys only", needsFile: true, setup: setupScan, run: runScan},
@@ -131,10 +132,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "drydb: unknown command %q (run \"drydb help\")\n", name)
 		return exitUsage
 	}
-	if cmd.name == "build" {
+	if cmd.name == "build" || cmd.name == "merge" {
 		bw := bufio.NewWriter(stdout)
 		c := &ctx{out: bw, errw: stderr, cmd: cmd}
-		err := guarded(&c.path, func() error { return runBuild(c, args[1:]) })
+		runner := runBuild
+		if cmd.name == "merge" {
+			runner = runMerge
+		}
+		err := guarded(&c.path, func() error { return runner(c, args[1:]) })
 		bw.Flush()
 		return reportError(stderr, cmd, err, false)
 	}
