@@ -116,8 +116,8 @@ func (m *mutator) tree(pred func(*Tree) bool) *Tree {
 
 func nonEmpty(t *Tree) bool { return len(t.Leaves) > 0 }
 
-// nodeOf picks a node of a random tree: a leaf or a branch (plain pages and
-// decoded blocks alike).
+// anyNode picks a node of a random tree: a leaf or a branch (plain pages
+// and decoded blocks alike).
 func (m *mutator) anyNode(wantLeaf, wantBranch bool) (Loc, *Tree, string) {
 	t := m.tree(nonEmpty)
 	if t == nil {
@@ -152,7 +152,7 @@ func (m *mutator) describe(l Loc, t *Tree) string {
 	return fmt.Sprintf("%s: page %d", what, l.Pgno)
 }
 
-// pageNumbers are page numbers worth pointing at from tree t: its own
+// pageNumber is a page number worth pointing at from tree t: its own
 // pages at every level, other trees' pages, overflow pages, the ends.
 func (m *mutator) pageNumber(t *Tree) uint64 {
 	np := m.fl.NPages()
@@ -290,7 +290,7 @@ func (m *mutator) branchScale() string {
 }
 
 func (m *mutator) slot() string {
-	l, t, what := m.anyNode(true, true)
+	l, _, what := m.anyNode(true, true)
 	if what == "" {
 		return ""
 	}
@@ -304,7 +304,6 @@ func (m *mutator) slot() string {
 	end := nd.slotPos(nd.n())
 	v := []uint64{uint64(nd.slot(m.pick(nd.n()))), 0, uint64(end - 1), uint64(end), uint64(len(p) - 1), uint64(len(p) - 2), uint64(len(p)), uint64(nd.slot(i) + 1), uint64(nd.slot(i) - 1), uint64(m.rng.Intn(1 << 16))}[m.pick(10)] & 0xFFFF
 	old := put(p, pos, 2, v)
-	_ = t
 	return fmt.Sprintf("%s: slot %d %d -> %d", what, i, old, v)
 }
 

@@ -250,7 +250,7 @@ func (x *exerciser) table(t *engine.Table) {
 		x.base = uintptr(lay.Data)
 	}
 	name := "table " + t.Name() + ": "
-	_, _, _, _ = t.Len(), t.Depth(), t.Leaves(), t.Compression()
+	_, _, _, _ = t.Len(), t.Depth(), t.Leaves(), t.Compression() // catalog accessors: reads too
 	probes := append([][]byte(nil), x.o.Probes[t.Name()]...)
 	for _, k := range probes {
 		x.get(name, t, k)
@@ -435,7 +435,7 @@ func (x *exerciser) batches(name string, open func() *engine.Cursor) {
 }
 
 func (x *exerciser) index(name string, ix *engine.Index) {
-	_, _, _ = ix.Len(), ix.Unique(), ix.Table()
+	_, _, _ = ix.Len(), ix.Unique(), ix.Table() // catalog accessors: reads too
 	x.call(name+"count", func() error { _, err := ix.Count(engine.All, engine.All); return err })
 	var ikeys [][]byte
 	walk := func(what string, c *engine.IndexCursor, collect bool) {
