@@ -337,6 +337,30 @@ class TableBuilder:
         self._flush()
         return n
 
+    def add_columns(self, keys: Any, values: Any) -> int:
+        """Add rows given as columns: ``keys`` a NumPy/Arrow array (composite
+        tables: a list of columns, one per part), a
+        :class:`drydb.columnar.Binary` or a list; ``values`` an Arrow
+        binary/string array, a NumPy fixed-width array (row i's value is the
+        bytes of ``values[i]``), a ``Binary`` or a list. One library call
+        per :data:`drydb.columnar.CHUNK` rows, keys encoded by the library,
+        no Python object per row (lists excepted). Array values are stored
+        as given (the codec applies to list items only). Returns the number
+        of rows. A refused row raises, naming it; the rows before it are
+        added. See :mod:`drydb.columnar` for every accepted form."""
+        from .columnar import add_columns
+        return add_columns(self, keys, values)
+
+    def add_frame(self, frame: Any, key: str, value: Any = None, *, codec: Any = None) -> int:
+        """Add the rows of a pandas DataFrame or an Arrow RecordBatch/Table:
+        the keys from column ``key``; the values from column ``value`` (a
+        name: stored as they are, vectorised) or, with a list of names or
+        None (every other column), one dict per row encoded by ``codec``
+        (``"json"``, ``"msgpack"``; default the table's): that encoding runs
+        per row in Python. Returns the number of rows."""
+        from .columnar import add_frame
+        return add_frame(self, frame, key, value, codec)
+
     def _flush(self) -> None:
         keys, vals = self._keys, self._vals
         n = len(keys)
