@@ -27,6 +27,7 @@ const (
 	convI64  = C.DRYDB__CONV_I64
 	convU64  = C.DRYDB__CONV_U64
 	convF64  = C.DRYDB__CONV_F64
+	convKey  = C.DRYDB__CONV_KEY
 	codeFull = C.DRYDB__FULL
 )
 
@@ -61,19 +62,19 @@ func openColIn(p *C.struct_drydb__colin, n int, what string) (c colIn, rc C.int)
 	if p == nil {
 		return c, failf(codeInvalid, "NULL %s column", what)
 	}
-	if p.reserved != 0 || p.conv > convF64 {
+	if p.reserved != 0 || p.conv > convKey {
 		return c, failf(codeInvalid, "%s column: unknown conversion %d or reserved field set", what, uint32(p.conv))
 	}
 	c.conv = p.conv
 	if p.offsets == nil {
-		if c.conv != convRaw && p.width != 8 {
+		if c.conv != convRaw && c.conv != convKey && p.width != 8 {
 			return c, failf(codeInvalid, "%s column: a numeric column has width 8, not %d", what, uint32(p.width))
 		}
 		c.width = int(p.width)
 		c.data, rc = mem(unsafe.Pointer(p.data), uint64(n)*uint64(p.width), what+" column")
 		return c, rc
 	}
-	if c.conv != convRaw {
+	if c.conv != convRaw && c.conv != convKey {
 		return c, failf(codeInvalid, "%s column: numbers have no offsets", what)
 	}
 	var first, last int64
@@ -131,7 +132,7 @@ type keyCols struct {
 
 func openKeyCols(enc keyenc.Encoding, n int, nkeys C.size_t, p *C.struct_drydb__colin) (k keyCols, rc C.int) {
 	parts := []keyenc.Kind{enc.Kind}
-	if enc.Kind == keyenc.Composite {
+	if enc.Kind == keyenc.Composite && (nkeys != 1 || p == nil || p.conv != convKey) {
 		parts = enc.Parts
 	}
 	if uint64(nkeys) != uint64(len(parts)) || p == nil {
@@ -142,20 +143,29 @@ func openKeyCols(enc keyenc.Encoding, n int, nkeys C.size_t, p *C.struct_drydb__
 		if rc != codeOK {
 			return k, rc
 		}
-		if c.conv != convRaw && convKind[c.conv] != part {
+		if c.conv == convKey && nkeys != 1 {
+			return k, failf(codeInvalid, "key column %d: encoded keys come in one column", i)
+		}
+		if c.conv != convRaw && c.conv != convKey && convKind[c.conv] != part {
 			return k, failf(codeInvalid, "key column %d: numbers of %s for a %s key part", i, convKind[c.conv], part)
 		}
 		k.cols = append(k.cols, c)
-		k.esc = append(k.esc, enc.Kind == keyenc.Composite && part.Width() == 0)
+		k.esc = append(k.esc, enc.Kind == keyenc.Composite && c.conv != convKey && part.Width() == 0)
 	}
 	return k, codeOK
+}
+
+// asIs says whether the items are the keys themselves.
+func (k *keyCols) asIs() bool {
+	c := k.cols[0].conv
+	return len(k.cols) == 1 && (c == convRaw || c == convKey) && !k.esc[0]
 }
 
 // key is row i's key, valid until the next call (the engine copies it).
 // Keys are not validated here: the engine's Append does it, and reads call
 // Validate.
 func (k *keyCols) key(i int) ([]byte, error) {
-	if len(k.cols) == 1 && k.cols[0].conv == convRaw && !k.esc[0] {
+	if k.asIs() {
 		return k.cols[0].at(i), nil
 	}
 	b := k.buf[:0]
@@ -275,62 +285,78 @@ func openColOut(p *C.struct_drydb__colout, rows int, what string, kind keyenc.Ki
 	return c, codeOK
 }
 
-// fits says whether b can be item i: codeOK, DRYDB__FULL, or an error for
-// a fixed-width column given another length.
-func (c *colOut) fits(i int, b []byte) C.int {
+// take returns how many of items, to be items from.., fit the column (all
+// when it is not wanted), or an error for a fixed-width column given
+// another length.
+func (c *colOut) take(from int, items [][]byte) (int, C.int) {
 	if !c.want {
-		return codeOK
+		return len(items), codeOK
 	}
-	n := len(b)
+	left := len(c.data) - c.used
 	if c.o32 == nil && c.o64 == nil {
-		if n != c.width {
-			return failf(codeInvalid, "%s column: item %d is %d bytes, not %d", c.what, i, n, c.width)
+		for j, b := range items {
+			if len(b) != c.width {
+				return 0, failf(codeInvalid, "%s column: item %d is %d bytes, not %d", c.what, from+j, len(b), c.width)
+			}
+		}
+		return min(len(items), left/c.width), codeOK
+	}
+	for j, b := range items {
+		if left -= len(b); left < 0 {
+			return j, codeOK
 		}
 	}
-	if n > len(c.data)-c.used {
-		return codeFull
-	}
-	return codeOK
+	return len(items), codeOK
 }
 
-// put writes b (checked by fits) as item i.
-func (c *colOut) put(i int, b []byte) {
+// write writes items (checked by take) as items from.. . The loops are
+// per conversion so that a batch costs a few instructions per row.
+func (c *colOut) write(from int, items [][]byte) {
 	if !c.want {
 		return
 	}
-	o := c.data[c.used:]
+	d := c.data[c.used:]
 	switch c.conv {
 	case convI64:
-		binary.NativeEndian.PutUint64(o, binary.BigEndian.Uint64(b)^(1<<63))
-	case convU64:
-		binary.NativeEndian.PutUint64(o, binary.BigEndian.Uint64(b))
-	case convF64:
-		f, _ := keyenc.DecodeFloat64(b) // the engine checked the page; an odd key reads as 0
-		binary.NativeEndian.PutUint64(o, math.Float64bits(f))
-	default:
-		copy(o, b)
-	}
-	c.used += len(b)
-	if c.o32 != nil {
-		c.o32[i+1] = int32(c.base + uint64(c.used))
-	} else if c.o64 != nil {
-		c.o64[i+1] = int64(c.base + uint64(c.used))
-	}
-}
-
-// putEmpty writes an absent value as item i: empty, or width zero bytes.
-func (c *colOut) putEmpty(i int) C.int {
-	if c.o32 == nil && c.o64 == nil {
-		z := c.data[c.used:]
-		if len(z) < c.width {
-			return codeFull
+		for j, b := range items {
+			binary.NativeEndian.PutUint64(d[j*8:], binary.BigEndian.Uint64(b)^(1<<63))
 		}
-		clear(z[:c.width])
-		c.used += c.width
-		return codeOK
+	case convU64:
+		for j, b := range items {
+			binary.NativeEndian.PutUint64(d[j*8:], binary.BigEndian.Uint64(b))
+		}
+	case convF64:
+		for j, b := range items {
+			f, _ := keyenc.DecodeFloat64(b) // the engine checked the page; an odd key reads as 0
+			binary.NativeEndian.PutUint64(d[j*8:], math.Float64bits(f))
+		}
 	}
-	c.put(i, nil)
-	return codeOK
+	if c.conv != convRaw {
+		c.used += 8 * len(items)
+		return
+	}
+	o := 0
+	switch {
+	case c.o32 != nil:
+		offs := c.o32[from+1 : from+1+len(items)]
+		base := int32(c.base) + int32(c.used)
+		for j, b := range items {
+			o += copy(d[o:], b)
+			offs[j] = base + int32(o)
+		}
+	case c.o64 != nil:
+		offs := c.o64[from+1 : from+1+len(items)]
+		base := int64(c.base) + int64(c.used)
+		for j, b := range items {
+			o += copy(d[o:], b)
+			offs[j] = base + int64(o)
+		}
+	default:
+		for _, b := range items {
+			o += copy(d[o:], b)
+		}
+	}
+	c.used += o
 }
 
 // colScratch is a get_many chunk's keys and answers, pooled; cleared before
@@ -392,6 +418,11 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 		return failf(codeInvalid, "value column: values are bytes (no conversion)")
 	}
 	fs := unsafe.Slice((*byte)(unsafe.Pointer(found)), int(n))
+	// absent keys: an empty item, or width zero bytes
+	var absent []byte
+	if vo.o32 == nil && vo.o64 == nil {
+		absent = make([]byte, vo.width)
+	}
 	s := colScratches.Get().(*colScratch)
 	defer s.release()
 	for from := 0; from < int(n); from += colBatch {
@@ -407,7 +438,7 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 			if err != nil {
 				return failf(codeBadKey, "key %d: %v", i, err)
 			}
-			if len(kc.cols) == 1 && kc.cols[0].conv == convRaw && !kc.esc[0] {
+			if kc.asIs() {
 				s.keys = append(s.keys, k)
 			} else {
 				s.enc = append(s.enc, k...)
@@ -426,24 +457,25 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 		if err := t.t.GetMany(s.keys, s.vals, s.found); err != nil {
 			return fail(err)
 		}
-		for j := range s.keys {
-			i := from + j
-			if s.found[j] {
-				if rc = vo.fits(i, s.vals[j]); rc == codeOK {
-					vo.put(i, s.vals[j])
-				}
-			} else {
-				rc = vo.putEmpty(i)
+		for j, ok := range s.found[:len(s.keys)] {
+			if !ok {
+				s.vals[j] = absent
 			}
-			if rc != codeOK {
-				return rc // DRYDB__FULL with *done keys answered, or an error
+		}
+		fit, rc := vo.take(from, s.vals[:len(s.keys)])
+		if rc != codeOK {
+			return rc
+		}
+		vo.write(from, s.vals[:fit])
+		for j, ok := range s.found[:fit] {
+			fs[from+j] = 0
+			if ok {
+				fs[from+j] = 1
 			}
-			if s.found[j] {
-				fs[i] = 1
-			} else {
-				fs[i] = 0
-			}
-			*done = C.size_t(i + 1)
+		}
+		*done = C.size_t(from + fit)
+		if fit < len(s.keys) {
+			return codeFull // *done keys answered
 		}
 	}
 	return codeOK
@@ -496,26 +528,33 @@ func drydb__cols_range(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 			vb = s.vb[:want]
 		}
 		nb := cur.NextBatch(kb, vb, reverse)
-		for i := 0; i < nb; i++ {
-			var k, v []byte
-			if kb != nil {
-				k = kb[i]
-			}
-			if vb != nil {
-				v = vb[i]
-			}
-			if rc = ko.fits(got, k); rc == codeOK {
-				rc = vo.fits(got, v)
-			}
-			if rc != codeOK {
-				if rc == codeFull {
-					*n = C.size_t(got)
-				}
-				return rc
-			}
-			ko.put(got, k)
-			vo.put(got, v)
-			got++
+		if kb != nil {
+			kb = kb[:nb]
+		}
+		if vb != nil {
+			vb = vb[:nb]
+		}
+		kfit, rc := ko.take(got, kb)
+		if rc != codeOK {
+			return rc
+		}
+		vfit, rc := vo.take(got, vb)
+		if rc != codeOK {
+			return rc
+		}
+		fit := nb
+		if ko.want {
+			fit = min(fit, kfit)
+		}
+		if vo.want {
+			fit = min(fit, vfit)
+		}
+		ko.write(got, kb[:min(fit, len(kb))])
+		vo.write(got, vb[:min(fit, len(vb))])
+		got += fit
+		if fit < nb {
+			*n = C.size_t(got)
+			return codeFull
 		}
 		if nb == 0 {
 			break

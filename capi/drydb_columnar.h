@@ -27,6 +27,8 @@
 #define DRYDB__CONV_I64 1 /* int64_t  <-> DRYDB_KEY_INT64 */
 #define DRYDB__CONV_U64 2 /* uint64_t <-> DRYDB_KEY_UINT64 */
 #define DRYDB__CONV_F64 3 /* double   <-> DRYDB_KEY_FLOAT64 (NaN refused, -0 stored as +0) */
+#define DRYDB__CONV_KEY 4 /* in, one key column: whole keys already encoded (any kind, composite
+                           * included), taken as they are */
 
 /* The rows reported fitted the caller's buffers, the next one did not;
  * call again from where they end with more room. Never a status of
@@ -74,7 +76,8 @@ struct drydb__colout {
 /* drydb_builder_append_many from columns: n rows, the key of row i made of
  * item i of keys[0..nkeys-1] (nkeys 1, or one column per part of a
  * composite key: fixed-width parts as the other kinds, string and bytes
- * parts raw, escaped by the library), its value item i of vals (RAW). A
+ * parts raw, escaped by the library; or one DRYDB__CONV_KEY column of
+ * encoded keys), its value item i of vals (RAW). A
  * refused row fails the call naming it (item i of this call); the rows
  * before it are added. */
 int drydb__builder_append_columns(drydb_tbuilder *tb, size_t n, size_t nkeys,

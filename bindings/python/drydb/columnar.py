@@ -62,7 +62,7 @@ __all__ = ["Binary", "CHUNK", "add_columns", "get_many_columns", "range_columns"
 #: released during it).
 CHUNK = 1 << 20
 
-_RAW, _I64, _U64, _F64 = 0, 1, 2, 3
+_RAW, _I64, _U64, _F64, _KEY = 0, 1, 2, 3, 4
 _FULL = -2  # DRYDB__FULL
 _NUMERIC = {KEY_INT64: (_I64, "q", "int64"), KEY_UINT64: (_U64, "Q", "uint64"),
             KEY_FLOAT64: (_F64, "d", "float64")}
@@ -141,8 +141,10 @@ class Binary:
     def __len__(self) -> int:
         return len(self.offsets) - 1
 
-    def __getitem__(self, i: int) -> Any:
+    def __getitem__(self, i: Any) -> Any:
         n = len(self)
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(n))]
         if i < 0:
             i += n
         if not 0 <= i < n:
@@ -302,14 +304,20 @@ def _binary_in(b: Binary, what: str) -> _In:
     return _In(n, dp or op, offsets=op, osize=om.itemsize, keep=(b, om, okeep, dkeep))
 
 
-def _items_in(items: Sequence[bytes], what: str) -> _In:
-    """Byte strings made by Python: joined, with their offsets."""
+def _joined(items: Sequence[bytes]) -> Binary:
+    """Byte strings made by Python, joined, with their offsets."""
     offs = array.array("q", [0])
     total = 0
     for x in items:
         total += len(x)
         offs.append(total)
-    return _binary_in(Binary(b"".join(items), offs), what)
+    return Binary(b"".join(items), offs)
+
+
+def _items_in(items: Sequence[bytes], what: str, conv: int = _RAW) -> _In:
+    c = _binary_in(_joined(items), what)
+    c.conv = conv
+    return c
 
 
 def _plain_numbers_in(m: memoryview, what: str, kind: int) -> _In:
@@ -344,7 +352,7 @@ def _column(x: Any, what: str, kind: Optional[int], encode: Any) -> _In:
         else:
             x, m = x.to_numpy(), "numpy"
             if x.dtype.hasobject:
-                return _items_in([encode(v) for v in x], what)
+                return _items_in([encode(v) for v in x], what, _KEY if kind is not None else _RAW)
     if m == "pyarrow":
         return _arrow_in(x, what, kind)
     if m == "numpy":
@@ -363,7 +371,8 @@ def _column(x: Any, what: str, kind: Optional[int], encode: Any) -> _In:
         n = mv.shape[0]
         return _In(n, p, width=size // n if n else 0, keep=keep)
     if isinstance(x, (list, tuple)):
-        return _items_in([encode(v) for v in x], what)
+        # keys: encoded whole by the key codec (DRYDB__CONV_KEY)
+        return _items_in([encode(v) for v in x], what, _KEY if kind is not None else _RAW)
     raise TypeError("drydb: %s must be a NumPy or Arrow array, a drydb.columnar.Binary, an "
                     "array.array/memoryview or a list, not %s" % (what, type(x).__name__))
 
@@ -420,7 +429,7 @@ def add_frame(tb: Any, frame: Any, key: str, value: Any = None, codec: Any = Non
             cols = list(value) if value is not None else [c for c in frame.columns if c != key]
             enc = _codec(tb, codec)
             vals = [enc(dict(zip(cols, row))) for row in frame[cols].itertuples(index=False, name=None)]
-            return add_columns(tb, frame[key], vals)
+            return add_columns(tb, frame[key], _joined(vals))
     elif m != "pyarrow":
         raise TypeError("drydb: add_frame() takes a pandas DataFrame or an Arrow RecordBatch/Table")
     names = frame.schema.names
@@ -433,7 +442,7 @@ def add_frame(tb: Any, frame: Any, key: str, value: Any = None, codec: Any = Non
     # the codec runs per row (JSON and msgpack have no vectorised Arrow
     # encoder): one dict per row; the keys still go in bulk
     rows = frame.select(cols).to_pylist()
-    return add_columns(tb, frame.column(key), [enc(r) for r in rows])
+    return add_columns(tb, frame.column(key), _joined([enc(r) for r in rows]))
 
 
 def _codec(tb: Any, codec: Any) -> Any:
