@@ -471,15 +471,30 @@ def _output(output: Optional[str]) -> str:
     return output
 
 
+# An uninitialised bytearray of n bytes (CPython's
+# PyByteArray_FromStringAndSize(NULL, n)): the library writes every byte a
+# result exposes, so zeroing first would only touch the memory twice.
+_bytearray = ctypes.pythonapi.PyByteArray_FromStringAndSize
+_bytearray.restype = ctypes.py_object
+_bytearray.argtypes = [c_void_p, ctypes.c_ssize_t]
+
+
+def _alloc(n: int) -> bytearray:
+    return _bytearray(None, n)  # type: ignore[no-any-return]
+
+
 class _Out:
     """An output column being filled: bytearrays this module owns, grown
     between calls when the library reports DRYDB__FULL."""
 
-    def __init__(self, rows: int, cap: int, *, fixed: int = 0, conv: int = _RAW,
-                 osize: int = 8) -> None:
-        self.rows, self.fixed, self.conv, self.osize = rows, fixed, conv, osize
-        self.data = bytearray(rows * fixed if fixed else max(cap, 1))
-        self.offs = None if fixed else bytearray((rows + 1) * osize)
+    def __init__(self, rows: int, cap: int, *, fixed: int = 0, conv: int = _RAW) -> None:
+        # 4-byte offsets (half the memory to touch), widened to 8 if the
+        # data outgrows 2 GiB
+        self.rows, self.fixed, self.conv, self.osize = rows, fixed, conv, 4
+        self.data = _alloc(rows * fixed if fixed else max(cap, 1))
+        self.offs = None if fixed else _alloc((rows + 1) * 4)
+        if not fixed and len(self.data) > 0x7FFFFFFF:
+            self._widen()
         self.used = 0  # bytes of data written
         self._keep: List[Any] = []
 
@@ -508,7 +523,7 @@ class _Out:
         add = max(len(self.data), need)
         if self.osize == 4 and len(self.data) + add > 0x7FFFFFFF:
             self._widen()
-        self.data += bytearray(add)
+        self.data += _alloc(add)
 
     def _widen(self) -> None:
         """4-byte offsets to 8 (the values outgrew 2 GiB)."""
@@ -563,7 +578,7 @@ def _key_out(kc: Any, rows: int, output: str) -> Tuple[_Out, bool]:
     if kind in _NUMERIC:
         return _Out(rows, 0, fixed=8, conv=_NUMERIC[kind][0]), False
     width = 16 if kind in (KEY_UUID, KEY_ULID) else 0
-    return _Out(rows, rows * (width or 16), osize=4 if output == "arrow" else 8), kind == KEY_STRING
+    return _Out(rows, rows * (width or 16)), kind == KEY_STRING
 
 
 def _call(t: Any, f: Any, *args: Any) -> int:
@@ -581,7 +596,7 @@ def get_many_columns(t: Any, keys: Any, output: Optional[str] = None) -> Tuple[A
     for c in kcols[1:]:
         if c.n != n:
             raise ValueError("drydb: get_many_columns(): key columns of different lengths")
-    vals = _Out(n, n * 16, osize=4 if output == "arrow" else 8)
+    vals = _Out(n, n * 16)
     found = bytearray(n)
     f = _fn("cols_get_many")
     fa = (c_uint8 * max(n, 1)).from_buffer(found if n else bytearray(1))
@@ -620,7 +635,7 @@ def _bounded(t: Any, lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool, ke
             raise ValueError("drydb: limit must be an int >= 0")
         rows = min(rows, limit)
     ko, string = _key_out(t._key, rows, output) if keys else (None, False)
-    vo = _Out(rows, rows * 16, osize=4 if output == "arrow" else 8) if values else None
+    vo = _Out(rows, rows * 16) if values else None
     f = _fn("cols_range")
     got = c_size_t()
     row = 0

@@ -5,8 +5,11 @@ extra skip, saying which, when it is not installed."""
 
 import array
 import contextlib
+import ctypes
+import itertools
 import threading
 import uuid
+from ctypes import c_size_t, c_uint32, c_uint64
 
 import pytest
 
@@ -450,3 +453,18 @@ def test_output_choice():
         columnar._output("pandas")
     assert columnar._output("buffers") == "buffers"
     assert columnar._output(None) == ("numpy" if np is not None else "buffers")
+
+
+def test_offsets_widen(rdb):
+    """Past 2 GiB of data the 4-byte offsets become 8-byte ones (the step
+    itself; a 2 GiB column is too big for a test)."""
+    got = c_size_t()
+    o = columnar._Out(3, 64)
+    rc = columnar._fn("cols_range")(rdb["plain"]._h, b"", c_size_t(0), 0, b"", c_size_t(0), 0,
+                                    c_uint32(0), c_uint64(0), c_size_t(3), None, ctypes.byref(o.col(0)),
+                                    ctypes.byref(got))
+    assert rc == 0 and got.value == 3
+    o.done(3)
+    o._widen()
+    assert o.osize == 8
+    assert o.finish(3, "buffers").to_pylist() == [v for _, v in itertools.islice(rdb["plain"].items(), 3)]
