@@ -285,6 +285,15 @@ func openColOut(p *C.struct_drydb__colout, rows int, what string, kind keyenc.Ki
 	return c, codeOK
 }
 
+// openValues is openColOut for values, which are bytes (no conversion).
+func openValues(p *C.struct_drydb__colout, rows int) (colOut, C.int) {
+	c, rc := openColOut(p, rows, "value", keyenc.Bytes)
+	if rc == codeOK && c.conv != convRaw {
+		rc = failf(codeInvalid, "value column: values are bytes (no conversion)")
+	}
+	return c, rc
+}
+
 // take returns how many of items, to be items from.., fit the column (all
 // when it is not wanted), or an error for a fixed-width column given
 // another length.
@@ -410,12 +419,9 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 	if rc != codeOK {
 		return rc
 	}
-	vo, rc := openColOut(vals, int(n), "value", t.enc.Kind)
+	vo, rc := openValues(vals, int(n))
 	if rc != codeOK {
 		return rc
-	}
-	if vo.conv != convRaw {
-		return failf(codeInvalid, "value column: values are bytes (no conversion)")
 	}
 	fs := unsafe.Slice((*byte)(unsafe.Pointer(found)), int(n))
 	// absent keys: an empty item, or width zero bytes
@@ -501,12 +507,9 @@ func drydb__cols_range(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 	if rc != codeOK {
 		return rc
 	}
-	vo, rc := openColOut(vals, int(max), "value", t.enc.Kind)
+	vo, rc := openValues(vals, int(max))
 	if rc != codeOK {
 		return rc
-	}
-	if vo.conv != convRaw {
-		return failf(codeInvalid, "value column: values are bytes (no conversion)")
 	}
 	if max == 0 {
 		return codeOK

@@ -37,21 +37,24 @@ def _compression(spec: Any) -> int:
     raise TypeError("drydb: compression must be None, 'zstd' or 's2', not %r" % (spec,))
 
 
-# The library's entry points for this binding alone (capi/builder.go,
-# drydb__builder_*; not in drydb.h), looked up on first use. In a forked child
-# they are dropped, so that the next use goes through L.load(), which raises
-# ForkError, instead of into a Go runtime that cannot run there.
-_private: Dict[str, Any] = {}
+# The library's entry points for the bindings alone (drydb__*, not in
+# drydb.h: capi/builder.go's drydb__builder_*, capi/columnar.go's), looked up
+# on first use; long ones (release_gil) through a CDLL handle, which
+# releases the GIL during the call. In a forked child they are dropped, so
+# that the next use goes through L.load(), which raises ForkError, instead of
+# into a Go runtime that cannot run there.
+_private: Dict[Tuple[str, bool], Any] = {}
 L.fork_hooks.append(_private.clear)
 
 
-def _priv(name: str) -> Any:
-    f = _private.get(name)
+def _priv(name: str, release_gil: bool = False) -> Any:
+    f = _private.get((name, release_gil))
     if f is None:
         L.load()
-        f = getattr(ctypes.PyDLL(L.library_path()), "drydb__" + name)
+        lib = ctypes.CDLL if release_gil else ctypes.PyDLL
+        f = getattr(lib(L.library_path()), "drydb__" + name)
         f.restype = c_int
-        _private[name] = f
+        _private[(name, release_gil)] = f
     return f
 
 

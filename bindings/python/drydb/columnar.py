@@ -83,20 +83,10 @@ class _ColOut(Structure):
                 ("reserved", c_uint32)]
 
 
-# The columnar entry points (not in drydb.h), through the CDLL handle: long
-# calls release the GIL. Dropped in a forked child, like builder._private.
-_fns: Dict[str, Any] = {}
-L.fork_hooks.append(_fns.clear)
-
-
 def _fn(name: str) -> Any:
-    f = _fns.get(name)
-    if f is None:
-        L.load()
-        f = getattr(ctypes.CDLL(L.library_path()), "drydb__" + name)
-        f.restype = c_int
-        _fns[name] = f
-    return f
+    """A columnar entry point (capi/columnar.go): long calls, the GIL released."""
+    from .builder import _priv
+    return _priv(name, True)
 
 
 def _module(x: Any) -> str:
