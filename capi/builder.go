@@ -27,8 +27,9 @@ type builderObj struct {
 }
 
 type tbuilderObj struct {
-	bo *builderObj
-	tb *engine.TableBuilder
+	bo  *builderObj
+	tb  *engine.TableBuilder
+	enc keyenc.Encoding // for the columnar calls, which encode keys
 }
 
 type ibuilderObj struct {
@@ -171,7 +172,7 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	if err != nil {
 		return fail(err)
 	}
-	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb})
+	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc})
 	if th == 0 {
 		return failf(codeNoMem, "too many open handles")
 	}

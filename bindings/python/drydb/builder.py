@@ -37,21 +37,24 @@ def _compression(spec: Any) -> int:
     raise TypeError("drydb: compression must be None, 'zstd' or 's2', not %r" % (spec,))
 
 
-# The library's entry points for this binding alone (capi/builder.go,
-# drydb__builder_*; not in drydb.h), looked up on first use. In a forked child
-# they are dropped, so that the next use goes through L.load(), which raises
-# ForkError, instead of into a Go runtime that cannot run there.
-_private: Dict[str, Any] = {}
+# The library's entry points for the bindings alone (drydb__*, not in
+# drydb.h: capi/builder.go's drydb__builder_*, capi/columnar.go's), looked up
+# on first use; long ones (release_gil) through a CDLL handle, which
+# releases the GIL during the call. In a forked child they are dropped, so
+# that the next use goes through L.load(), which raises ForkError, instead of
+# into a Go runtime that cannot run there.
+_private: Dict[Tuple[str, bool], Any] = {}
 L.fork_hooks.append(_private.clear)
 
 
-def _priv(name: str) -> Any:
-    f = _private.get(name)
+def _priv(name: str, release_gil: bool = False) -> Any:
+    f = _private.get((name, release_gil))
     if f is None:
         L.load()
-        f = getattr(ctypes.PyDLL(L.library_path()), "drydb__" + name)
+        lib = ctypes.CDLL if release_gil else ctypes.PyDLL
+        f = getattr(lib(L.library_path()), "drydb__" + name)
         f.restype = c_int
-        _private[name] = f
+        _private[(name, release_gil)] = f
     return f
 
 
@@ -336,6 +339,30 @@ class TableBuilder:
             n += 1
         self._flush()
         return n
+
+    def add_columns(self, keys: Any, values: Any) -> int:
+        """Add rows given as columns: ``keys`` a NumPy/Arrow array (composite
+        tables: a list of columns, one per part), a
+        :class:`drydb.columnar.Binary` or a list; ``values`` an Arrow
+        binary/string array, a NumPy fixed-width array (row i's value is the
+        bytes of ``values[i]``), a ``Binary`` or a list. One library call
+        per :data:`drydb.columnar.CHUNK` rows, keys encoded by the library,
+        no Python object per row (lists excepted). Array values are stored
+        as given (the codec applies to list items only). Returns the number
+        of rows. A refused row raises, naming it; the rows before it are
+        added. See :mod:`drydb.columnar` for every accepted form."""
+        from .columnar import add_columns
+        return add_columns(self, keys, values)
+
+    def add_frame(self, frame: Any, key: str, value: Any = None, *, codec: Any = None) -> int:
+        """Add the rows of a pandas DataFrame or an Arrow RecordBatch/Table:
+        the keys from column ``key``; the values from column ``value`` (a
+        name: stored as they are, vectorised) or, with a list of names or
+        None (every other column), one dict per row encoded by ``codec``
+        (``"json"``, ``"msgpack"``; default the table's): that encoding runs
+        per row in Python. Returns the number of rows."""
+        from .columnar import add_frame
+        return add_frame(self, frame, key, value, codec)
 
     def _flush(self) -> None:
         keys, vals = self._keys, self._vals
