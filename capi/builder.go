@@ -24,6 +24,11 @@ type builderObj struct {
 	meta map[string][]byte // shared with the engine's BuilderOptions, read at build time
 	kids []uintptr
 	dead bool
+	// base is the database a merge builder reads (nil otherwise). Every
+	// call on the builder and its children is a call on base too (enter,
+	// leave at unlock): drydb_close(base) waits for one in progress, and
+	// later calls give DRYDB_CLOSED, since base's mapping is gone.
+	base *dbObj
 }
 
 type tbuilderObj struct {
@@ -42,7 +47,19 @@ func lockBuilder(bo *builderObj) C.int {
 		bo.mu.Unlock()
 		return failf(codeClosed, "builder is freed")
 	}
+	if bo.base != nil && !bo.base.enter() {
+		bo.mu.Unlock()
+		return failf(codeClosed, "the merge builder's base database is closed")
+	}
 	return codeOK
+}
+
+// unlock ends a call that lockBuilder began.
+func (bo *builderObj) unlock() {
+	if bo.base != nil {
+		bo.base.leave()
+	}
+	bo.mu.Unlock()
 }
 
 func getBuilder(h C.uintptr_t) (*builderObj, C.int) {
@@ -96,6 +113,40 @@ func drydb_builder_new(pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) 
 	return codeOK
 }
 
+//export drydb_builder_new_merge
+func drydb_builder_new_merge(base C.uintptr_t, pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	if out == nil {
+		return failf(codeInvalid, "drydb_builder_new_merge: NULL out")
+	}
+	if budget < 0 {
+		return failf(codeInvalid, "negative memory budget %d", int64(budget))
+	}
+	d, rc := getDB(base)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	// The base's metadata is carried; drydb_builder_set_meta adds to it or
+	// replaces a value.
+	bo := &builderObj{meta: map[string][]byte{}, base: d}
+	for k, v := range d.info.Metadata {
+		bo.meta[k] = v
+	}
+	b, err := engine.NewMergeBuilder(d.db, &engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta})
+	if err != nil {
+		return fail(err)
+	}
+	bo.b = b
+	h := newHandle(kindBuilder, bo)
+	if h == 0 {
+		b.Close()
+		return failf(codeNoMem, "too many open handles")
+	}
+	*out = C.uintptr_t(h)
+	return codeOK
+}
+
 //export drydb_builder_set_meta
 func drydb_builder_set_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t) (rc C.int) {
 	defer guard(&rc)
@@ -103,7 +154,7 @@ func drydb_builder_set_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -151,7 +202,7 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	n, ok := cname(name)
 	if !ok || out == nil {
 		return failf(codeInvalid, "drydb_builder_table: NULL name or out")
@@ -180,6 +231,99 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	return codeOK
 }
 
+// tbHandle registers a handle for a table builder of bo.
+func (bo *builderObj) tbHandle(tb *engine.TableBuilder, out *C.uintptr_t) C.int {
+	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb})
+	if th == 0 {
+		return failf(codeNoMem, "too many open handles")
+	}
+	bo.kids = append(bo.kids, th)
+	*out = C.uintptr_t(th)
+	return codeOK
+}
+
+// ibHandle registers a handle for an index builder of bo.
+func (bo *builderObj) ibHandle(ib *engine.IndexBuilder, out *C.uintptr_t) C.int {
+	ih := newHandle(kindIBuilder, &ibuilderObj{bo: bo, ib: ib})
+	if ih == 0 {
+		return failf(codeNoMem, "too many open handles")
+	}
+	bo.kids = append(bo.kids, ih)
+	*out = C.uintptr_t(ih)
+	return codeOK
+}
+
+//export drydb_builder_merge_table
+func drydb_builder_merge_table(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	bo, rc := getBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer bo.unlock()
+	n, ok := cname(name)
+	if !ok || out == nil {
+		return failf(codeInvalid, "drydb_builder_merge_table: NULL name or out")
+	}
+	if bo.base == nil {
+		return failf(codeInvalid, "drydb_builder_merge_table: the builder was not made by drydb_builder_new_merge")
+	}
+	if _, err := bo.base.db.Table(n); err != nil {
+		return fail(err) // not in the base: DRYDB_NOTFOUND
+	}
+	tb, err := bo.b.Table(n, nil) // nil options: the seeded table as it is
+	if err != nil {
+		return fail(err)
+	}
+	return bo.tbHandle(tb, out)
+}
+
+//export drydb_builder_merge_index
+func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.unlock()
+	n, ok := cname(name)
+	if !ok || out == nil {
+		return failf(codeInvalid, "drydb_builder_merge_index: NULL name or out")
+	}
+	if t.bo.base == nil {
+		return failf(codeInvalid, "drydb_builder_merge_index: the builder was not made by drydb_builder_new_merge")
+	}
+	// Look it up in the base first: AddIndex with nil options would add a
+	// new index to a table the base does not have.
+	bt, err := t.bo.base.db.Table(t.tb.Name())
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := bt.Index(n); err != nil {
+		return fail(err)
+	}
+	ib, err := t.tb.AddIndex(n, nil) // nil options: the base's index as it is
+	if err != nil {
+		return fail(err)
+	}
+	return t.bo.ibHandle(ib, out)
+}
+
+//export drydb_builder_delete
+func drydb_builder_delete(h C.uintptr_t, key *C.uint8_t, klen C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.unlock()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	return fail(t.tb.Delete(k)) // Delete copies
+}
+
 //export drydb_builder_index
 func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.int, parts *C.uint8_t, nparts C.size_t, out *C.uintptr_t) (rc C.int) {
 	defer guard(&rc)
@@ -187,7 +331,7 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	n, ok := cname(name)
 	if !ok || out == nil {
 		return failf(codeInvalid, "drydb_builder_index: NULL name or out")
@@ -200,13 +344,7 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 	if err != nil {
 		return fail(err)
 	}
-	ih := newHandle(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib})
-	if ih == 0 {
-		return failf(codeNoMem, "too many open handles")
-	}
-	t.bo.kids = append(t.bo.kids, ih)
-	*out = C.uintptr_t(ih)
-	return codeOK
+	return t.bo.ibHandle(ib, out)
 }
 
 //export drydb_builder_append
@@ -216,7 +354,7 @@ func drydb_builder_append(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.u
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -286,7 +424,7 @@ func drydb_builder_append_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	return pairs(n, keys, klens, vals, vlens, func(i int, k, v []byte) C.int {
 		return failItem(t.tb.Append(k, v), i)
 	})
@@ -316,7 +454,7 @@ func drydb__builder_append_row(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -357,7 +495,7 @@ func drydb__builder_key_limit(h C.uintptr_t, out *C.size_t) (rc C.int) {
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	if out == nil {
 		return failf(codeInvalid, "drydb__builder_key_limit: NULL out")
 	}
@@ -372,7 +510,7 @@ func drydb_builder_index_add(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk 
 	if rc != codeOK {
 		return rc
 	}
-	defer x.bo.mu.Unlock()
+	defer x.bo.unlock()
 	k, ok := in(ikey, iklen)
 	if !ok {
 		return badLen("index key", ikey, iklen)
@@ -391,7 +529,7 @@ func drydb_builder_index_add_many(h C.uintptr_t, n C.size_t, ikeys *C.uint8_t, i
 	if rc != codeOK {
 		return rc
 	}
-	defer x.bo.mu.Unlock()
+	defer x.bo.unlock()
 	return pairs(n, ikeys, iklens, pks, pklens, func(i int, k, p []byte) C.int {
 		return failItem(x.ib.Add(k, p), i)
 	})
@@ -404,7 +542,7 @@ func drydb_builder_build_file(h C.uintptr_t, path *C.char) (rc C.int) {
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	p, ok := cname(path)
 	if !ok {
 		return failf(codeInvalid, "drydb_builder_build_file: NULL path")
@@ -452,7 +590,7 @@ func drydb_builder_build_memory(h C.uintptr_t, out **C.uint8_t, n *C.size_t) (rc
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	if out == nil || n == nil {
 		return failf(codeInvalid, "drydb_builder_build_memory: NULL out-pointer")
 	}
@@ -487,7 +625,7 @@ func drydb_builder_free(h C.uintptr_t) (rc C.int) {
 		return codeOK
 	}
 	bo.mu.Lock()
-	defer bo.mu.Unlock()
+	defer bo.mu.Unlock() // not unlock: freeing does not touch the base
 	bo.dead = true
 	for _, k := range bo.kids {
 		freeHandle(k)
