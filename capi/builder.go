@@ -92,48 +92,43 @@ func getIBuilder(h C.uintptr_t) (*ibuilderObj, C.int) {
 //export drydb_builder_new
 func drydb_builder_new(pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) (rc C.int) {
 	defer guard(&rc)
-	if out == nil {
-		return failf(codeInvalid, "drydb_builder_new: NULL out")
-	}
-	if budget < 0 {
-		return failf(codeInvalid, "negative memory budget %d", int64(budget))
-	}
-	bo := &builderObj{meta: map[string][]byte{}}
-	b, err := engine.NewBuilder(&engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta})
-	if err != nil {
-		return fail(err)
-	}
-	bo.b = b
-	h := newHandle(kindBuilder, bo)
-	if h == 0 {
-		b.Close()
-		return failf(codeNoMem, "too many open handles")
-	}
-	*out = C.uintptr_t(h)
-	return codeOK
+	return newBuilder("drydb_builder_new", nil, pageSize, budget, out)
 }
 
 //export drydb_builder_new_merge
 func drydb_builder_new_merge(base C.uintptr_t, pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) (rc C.int) {
 	defer guard(&rc)
-	if out == nil {
-		return failf(codeInvalid, "drydb_builder_new_merge: NULL out")
-	}
-	if budget < 0 {
-		return failf(codeInvalid, "negative memory budget %d", int64(budget))
-	}
 	d, rc := getDB(base)
 	if rc != codeOK {
 		return rc
 	}
 	defer d.leave()
-	// The base's metadata is carried; drydb_builder_set_meta adds to it or
-	// replaces a value.
-	bo := &builderObj{meta: map[string][]byte{}, base: d}
-	for k, v := range d.info.Metadata {
-		bo.meta[k] = v
+	return newBuilder("drydb_builder_new_merge", d, pageSize, budget, out)
+}
+
+// newBuilder makes a builder, a merge builder seeded from base if base is
+// not nil.
+func newBuilder(fn string, base *dbObj, pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) C.int {
+	if out == nil {
+		return failf(codeInvalid, "%s: NULL out", fn)
 	}
-	b, err := engine.NewMergeBuilder(d.db, &engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta})
+	if budget < 0 {
+		return failf(codeInvalid, "negative memory budget %d", int64(budget))
+	}
+	bo := &builderObj{meta: map[string][]byte{}, base: base}
+	opts := &engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta}
+	var b *engine.Builder
+	var err error
+	if base == nil {
+		b, err = engine.NewBuilder(opts)
+	} else {
+		// The base's metadata is carried; drydb_builder_set_meta adds to it
+		// or replaces a value.
+		for k, v := range base.info.Metadata {
+			bo.meta[k] = v
+		}
+		b, err = engine.NewMergeBuilder(base.db, opts)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -195,6 +190,16 @@ func cname(s *C.char) (string, bool) {
 	return C.GoString(s), true
 }
 
+// nameOut checks the name and out-pointer of a call that makes a table or
+// index builder.
+func nameOut(fn string, name *C.char, out *C.uintptr_t) (string, C.int) {
+	n, ok := cname(name)
+	if !ok || out == nil {
+		return "", failf(codeInvalid, "%s: NULL name or out", fn)
+	}
+	return n, codeOK
+}
+
 //export drydb_builder_table
 func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.uint8_t, nparts C.size_t, compression C.int, level C.int, flags C.uint32_t, out *C.uintptr_t) (rc C.int) {
 	defer guard(&rc)
@@ -203,9 +208,9 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 		return rc
 	}
 	defer bo.unlock()
-	n, ok := cname(name)
-	if !ok || out == nil {
-		return failf(codeInvalid, "drydb_builder_table: NULL name or out")
+	n, rc := nameOut("drydb_builder_table", name, out)
+	if rc != codeOK {
+		return rc
 	}
 	enc, rc := encoding(keyKind, parts, nparts)
 	if rc != codeOK {
@@ -222,34 +227,18 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	if err != nil {
 		return fail(err)
 	}
-	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb})
-	if th == 0 {
-		return failf(codeNoMem, "too many open handles")
-	}
-	bo.kids = append(bo.kids, th)
-	*out = C.uintptr_t(th)
-	return codeOK
+	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb}, out)
 }
 
-// tbHandle registers a handle for a table builder of bo.
-func (bo *builderObj) tbHandle(tb *engine.TableBuilder, out *C.uintptr_t) C.int {
-	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb})
-	if th == 0 {
+// kid gives *out a handle for obj, a table or index builder of bo, freed
+// with bo.
+func (bo *builderObj) kid(k kind, obj any, out *C.uintptr_t) C.int {
+	h := newHandle(k, obj)
+	if h == 0 {
 		return failf(codeNoMem, "too many open handles")
 	}
-	bo.kids = append(bo.kids, th)
-	*out = C.uintptr_t(th)
-	return codeOK
-}
-
-// ibHandle registers a handle for an index builder of bo.
-func (bo *builderObj) ibHandle(ib *engine.IndexBuilder, out *C.uintptr_t) C.int {
-	ih := newHandle(kindIBuilder, &ibuilderObj{bo: bo, ib: ib})
-	if ih == 0 {
-		return failf(codeNoMem, "too many open handles")
-	}
-	bo.kids = append(bo.kids, ih)
-	*out = C.uintptr_t(ih)
+	bo.kids = append(bo.kids, h)
+	*out = C.uintptr_t(h)
 	return codeOK
 }
 
@@ -261,21 +250,21 @@ func drydb_builder_merge_table(h C.uintptr_t, name *C.char, out *C.uintptr_t) (r
 		return rc
 	}
 	defer bo.unlock()
-	n, ok := cname(name)
-	if !ok || out == nil {
-		return failf(codeInvalid, "drydb_builder_merge_table: NULL name or out")
+	n, rc := nameOut("drydb_builder_merge_table", name, out)
+	if rc != codeOK {
+		return rc
 	}
 	if bo.base == nil {
 		return failf(codeInvalid, "drydb_builder_merge_table: the builder was not made by drydb_builder_new_merge")
 	}
 	if _, err := bo.base.db.Table(n); err != nil {
-		return fail(err) // not in the base: DRYDB_NOTFOUND
+		return fail(err) // not in the base: DRYDB_NOTABLE
 	}
 	tb, err := bo.b.Table(n, nil) // nil options: the seeded table as it is
 	if err != nil {
 		return fail(err)
 	}
-	return bo.tbHandle(tb, out)
+	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb}, out)
 }
 
 //export drydb_builder_merge_index
@@ -286,9 +275,9 @@ func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) (r
 		return rc
 	}
 	defer t.bo.unlock()
-	n, ok := cname(name)
-	if !ok || out == nil {
-		return failf(codeInvalid, "drydb_builder_merge_index: NULL name or out")
+	n, rc := nameOut("drydb_builder_merge_index", name, out)
+	if rc != codeOK {
+		return rc
 	}
 	if t.bo.base == nil {
 		return failf(codeInvalid, "drydb_builder_merge_index: the builder was not made by drydb_builder_new_merge")
@@ -306,7 +295,7 @@ func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) (r
 	if err != nil {
 		return fail(err)
 	}
-	return t.bo.ibHandle(ib, out)
+	return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
 }
 
 //export drydb_builder_delete
@@ -332,9 +321,9 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 		return rc
 	}
 	defer t.bo.unlock()
-	n, ok := cname(name)
-	if !ok || out == nil {
-		return failf(codeInvalid, "drydb_builder_index: NULL name or out")
+	n, rc := nameOut("drydb_builder_index", name, out)
+	if rc != codeOK {
+		return rc
 	}
 	enc, rc := encoding(keyKind, parts, nparts)
 	if rc != codeOK {
@@ -344,7 +333,7 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 	if err != nil {
 		return fail(err)
 	}
-	return t.bo.ibHandle(ib, out)
+	return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
 }
 
 //export drydb_builder_append
