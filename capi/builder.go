@@ -24,6 +24,11 @@ type builderObj struct {
 	meta map[string][]byte // shared with the engine's BuilderOptions, read at build time
 	kids []uintptr
 	dead bool
+	// base is the database a merge builder reads (nil otherwise). Every
+	// call on the builder and its children is a call on base too (enter,
+	// leave at unlock): drydb_close(base) waits for one in progress, and
+	// later calls give DRYDB_CLOSED, since base's mapping is gone.
+	base *dbObj
 }
 
 type tbuilderObj struct {
@@ -43,7 +48,19 @@ func lockBuilder(bo *builderObj) C.int {
 		bo.mu.Unlock()
 		return failf(codeClosed, "builder is freed")
 	}
+	if bo.base != nil && !bo.base.enter() {
+		bo.mu.Unlock()
+		return failf(codeClosed, "the merge builder's base database is closed")
+	}
 	return codeOK
+}
+
+// unlock ends a call that lockBuilder began.
+func (bo *builderObj) unlock() {
+	if bo.base != nil {
+		bo.base.leave()
+	}
+	bo.mu.Unlock()
 }
 
 func getBuilder(h C.uintptr_t) (*builderObj, C.int) {
@@ -76,14 +93,43 @@ func getIBuilder(h C.uintptr_t) (*ibuilderObj, C.int) {
 //export drydb_builder_new
 func drydb_builder_new(pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) (rc C.int) {
 	defer guard(&rc)
+	return newBuilder("drydb_builder_new", nil, pageSize, budget, out)
+}
+
+//export drydb_builder_new_merge
+func drydb_builder_new_merge(base C.uintptr_t, pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(base)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	return newBuilder("drydb_builder_new_merge", d, pageSize, budget, out)
+}
+
+// newBuilder makes a builder, a merge builder seeded from base if base is
+// not nil.
+func newBuilder(fn string, base *dbObj, pageSize C.uint32_t, budget C.int64_t, out *C.uintptr_t) C.int {
 	if out == nil {
-		return failf(codeInvalid, "drydb_builder_new: NULL out")
+		return failf(codeInvalid, "%s: NULL out", fn)
 	}
 	if budget < 0 {
 		return failf(codeInvalid, "negative memory budget %d", int64(budget))
 	}
-	bo := &builderObj{meta: map[string][]byte{}}
-	b, err := engine.NewBuilder(&engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta})
+	bo := &builderObj{meta: map[string][]byte{}, base: base}
+	opts := &engine.BuilderOptions{PageSize: int(pageSize), MemoryBudget: int64(budget), Metadata: bo.meta}
+	var b *engine.Builder
+	var err error
+	if base == nil {
+		b, err = engine.NewBuilder(opts)
+	} else {
+		// The base's metadata is carried; drydb_builder_set_meta adds to it
+		// or replaces a value.
+		for k, v := range base.info.Metadata {
+			bo.meta[k] = v
+		}
+		b, err = engine.NewMergeBuilder(base.db, opts)
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -104,7 +150,7 @@ func drydb_builder_set_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -145,6 +191,16 @@ func cname(s *C.char) (string, bool) {
 	return C.GoString(s), true
 }
 
+// nameOut checks the name and out-pointer of a call that makes a table or
+// index builder.
+func nameOut(fn string, name *C.char, out *C.uintptr_t) (string, C.int) {
+	n, ok := cname(name)
+	if !ok || out == nil {
+		return "", failf(codeInvalid, "%s: NULL name or out", fn)
+	}
+	return n, codeOK
+}
+
 //export drydb_builder_table
 func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.uint8_t, nparts C.size_t, compression C.int, level C.int, flags C.uint32_t, out *C.uintptr_t) (rc C.int) {
 	defer guard(&rc)
@@ -152,10 +208,10 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
-	n, ok := cname(name)
-	if !ok || out == nil {
-		return failf(codeInvalid, "drydb_builder_table: NULL name or out")
+	defer bo.unlock()
+	n, rc := nameOut("drydb_builder_table", name, out)
+	if rc != codeOK {
+		return rc
 	}
 	enc, rc := encoding(keyKind, parts, nparts)
 	if rc != codeOK {
@@ -172,13 +228,91 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	if err != nil {
 		return fail(err)
 	}
-	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc})
-	if th == 0 {
+	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc}, out)
+}
+
+// kid gives *out a handle for obj, a table or index builder of bo, freed
+// with bo.
+func (bo *builderObj) kid(k kind, obj any, out *C.uintptr_t) C.int {
+	h := newHandle(k, obj)
+	if h == 0 {
 		return failf(codeNoMem, "too many open handles")
 	}
-	bo.kids = append(bo.kids, th)
-	*out = C.uintptr_t(th)
+	bo.kids = append(bo.kids, h)
+	*out = C.uintptr_t(h)
 	return codeOK
+}
+
+//export drydb_builder_merge_table
+func drydb_builder_merge_table(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	bo, rc := getBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer bo.unlock()
+	n, rc := nameOut("drydb_builder_merge_table", name, out)
+	if rc != codeOK {
+		return rc
+	}
+	if bo.base == nil {
+		return failf(codeInvalid, "drydb_builder_merge_table: the builder was not made by drydb_builder_new_merge")
+	}
+	bt, err := bo.base.db.Table(n)
+	if err != nil {
+		return fail(err) // not in the base: DRYDB_NOTABLE
+	}
+	tb, err := bo.b.Table(n, nil) // nil options: the seeded table as it is
+	if err != nil {
+		return fail(err)
+	}
+	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: bt.Encoding()}, out)
+}
+
+//export drydb_builder_merge_index
+func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.unlock()
+	n, rc := nameOut("drydb_builder_merge_index", name, out)
+	if rc != codeOK {
+		return rc
+	}
+	if t.bo.base == nil {
+		return failf(codeInvalid, "drydb_builder_merge_index: the builder was not made by drydb_builder_new_merge")
+	}
+	// Look it up in the base first: AddIndex with nil options would add a
+	// new index to a table the base does not have.
+	bt, err := t.bo.base.db.Table(t.tb.Name())
+	if err != nil {
+		return fail(err)
+	}
+	if _, err := bt.Index(n); err != nil {
+		return fail(err)
+	}
+	ib, err := t.tb.AddIndex(n, nil) // nil options: the base's index as it is
+	if err != nil {
+		return fail(err)
+	}
+	return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
+}
+
+//export drydb_builder_delete
+func drydb_builder_delete(h C.uintptr_t, key *C.uint8_t, klen C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.unlock()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	return fail(t.tb.Delete(k)) // Delete copies
 }
 
 //export drydb_builder_index
@@ -188,10 +322,10 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
-	n, ok := cname(name)
-	if !ok || out == nil {
-		return failf(codeInvalid, "drydb_builder_index: NULL name or out")
+	defer t.bo.unlock()
+	n, rc := nameOut("drydb_builder_index", name, out)
+	if rc != codeOK {
+		return rc
 	}
 	enc, rc := encoding(keyKind, parts, nparts)
 	if rc != codeOK {
@@ -201,13 +335,7 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 	if err != nil {
 		return fail(err)
 	}
-	ih := newHandle(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib})
-	if ih == 0 {
-		return failf(codeNoMem, "too many open handles")
-	}
-	t.bo.kids = append(t.bo.kids, ih)
-	*out = C.uintptr_t(ih)
-	return codeOK
+	return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
 }
 
 //export drydb_builder_append
@@ -217,7 +345,7 @@ func drydb_builder_append(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.u
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -287,7 +415,7 @@ func drydb_builder_append_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	return pairs(n, keys, klens, vals, vlens, func(i int, k, v []byte) C.int {
 		return failItem(t.tb.Append(k, v), i)
 	})
@@ -317,7 +445,7 @@ func drydb__builder_append_row(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -358,7 +486,7 @@ func drydb__builder_key_limit(h C.uintptr_t, out *C.size_t) (rc C.int) {
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.mu.Unlock()
+	defer t.bo.unlock()
 	if out == nil {
 		return failf(codeInvalid, "drydb__builder_key_limit: NULL out")
 	}
@@ -373,7 +501,7 @@ func drydb_builder_index_add(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk 
 	if rc != codeOK {
 		return rc
 	}
-	defer x.bo.mu.Unlock()
+	defer x.bo.unlock()
 	k, ok := in(ikey, iklen)
 	if !ok {
 		return badLen("index key", ikey, iklen)
@@ -392,7 +520,7 @@ func drydb_builder_index_add_many(h C.uintptr_t, n C.size_t, ikeys *C.uint8_t, i
 	if rc != codeOK {
 		return rc
 	}
-	defer x.bo.mu.Unlock()
+	defer x.bo.unlock()
 	return pairs(n, ikeys, iklens, pks, pklens, func(i int, k, p []byte) C.int {
 		return failItem(x.ib.Add(k, p), i)
 	})
@@ -405,7 +533,7 @@ func drydb_builder_build_file(h C.uintptr_t, path *C.char) (rc C.int) {
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	p, ok := cname(path)
 	if !ok {
 		return failf(codeInvalid, "drydb_builder_build_file: NULL path")
@@ -453,7 +581,7 @@ func drydb_builder_build_memory(h C.uintptr_t, out **C.uint8_t, n *C.size_t) (rc
 	if rc != codeOK {
 		return rc
 	}
-	defer bo.mu.Unlock()
+	defer bo.unlock()
 	if out == nil || n == nil {
 		return failf(codeInvalid, "drydb_builder_build_memory: NULL out-pointer")
 	}
@@ -488,7 +616,7 @@ func drydb_builder_free(h C.uintptr_t) (rc C.int) {
 		return codeOK
 	}
 	bo.mu.Lock()
-	defer bo.mu.Unlock()
+	defer bo.mu.Unlock() // not unlock: freeing does not touch the base
 	bo.dead = true
 	for _, k := range bo.kids {
 		freeHandle(k)

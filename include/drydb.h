@@ -537,6 +537,46 @@ DRYDB_API int drydb_builder_build_memory(drydb_builder *b, uint8_t **out, size_t
  * Accepts NULL and freed handles (DRYDB_OK). */
 DRYDB_API int drydb_builder_free(drydb_builder *b);
 
+/* Rebuild by merge: a builder seeded from an open database (base) writes
+ * base's rows with changes applied. Every table and index of base is in it
+ * with its key kind and compression; metadata is carried (set_meta adds or
+ * replaces). Only the leaves a change falls into are rewritten; the rest of
+ * the file is copied. Then:
+ *   - drydb_builder_merge_table gives a base table's builder; the
+ *     append calls upsert (insert or replace) rows, in any order, and
+ *     drydb_builder_delete removes keys (a key base lacks is ignored).
+ *   - drydb_builder_merge_index gives a base index's builder; give the
+ *     entries of upserted rows with drydb_builder_index_add (the entries of
+ *     replaced and deleted rows are dropped; those of untouched rows kept).
+ *   - drydb_builder_table with a base table's name changes its compression
+ *     (its key kind must be the base's; its rows are then re-encoded);
+ *     with a new name it adds a table. drydb_builder_index on a base
+ *     table refuses a new index name (DRYDB_INVALID: the entries of
+ *     untouched rows are unknown), and with a base index's name must
+ *     restate its unique flag and key kind.
+ *   - A key is changed at most once per merge: upserted twice gives
+ *     DRYDB_DUPLICATE at build, upserted and deleted DRYDB_INVALID (deleted
+ *     twice is one delete).
+ * page_size: 0 = base's (another size re-encodes every table).
+ * memory_budget as for drydb_builder_new.
+ * base: must stay open while the builder is used. Every call on the builder
+ * and its table and index builders counts as a call on base, so
+ * drydb_close(base) waits for one in progress; after base is closed they
+ * give DRYDB_CLOSED (drydb_builder_free still frees). */
+DRYDB_API int drydb_builder_new_merge(drydb_db *base, uint32_t page_size,
+                                      int64_t memory_budget, drydb_builder **out);
+/* The builder of base table name (DRYDB_NOTABLE if base has none); asked
+ * twice, the same table. */
+DRYDB_API int drydb_builder_merge_table(drydb_builder *b, const char *name,
+                                        drydb_tbuilder **out);
+/* The builder of base index name of a merged table (DRYDB_NOINDEX if the
+ * base table has none). */
+DRYDB_API int drydb_builder_merge_index(drydb_tbuilder *tb, const char *name,
+                                        drydb_ibuilder **out);
+/* Delete the row of key from a merged table (key copied). DRYDB_INVALID on a
+ * builder not made by drydb_builder_new_merge or a table not in its base. */
+DRYDB_API int drydb_builder_delete(drydb_tbuilder *tb, const uint8_t *key, size_t klen);
+
 /* Free memory the library allocated for the caller (drydb_builder_build_memory).
  * Accepts NULL. */
 DRYDB_API void drydb_free(void *p);

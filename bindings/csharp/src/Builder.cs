@@ -44,9 +44,32 @@ namespace DryDB
         readonly List<TableBuilder> tables = new List<TableBuilder>();
         bool built;
 
+        // The database a merge builder reads (null otherwise).
+        readonly Database baseDb;
+
         public DatabaseBuilder() : this(null) { }
 
-        public DatabaseBuilder(BuilderOptions options)
+        public DatabaseBuilder(BuilderOptions options) : this(options, null) { }
+
+        /// <summary>A builder seeded from <paramref name="baseDb"/> (rebuild by
+        /// merge): it writes the base's rows with the changes given since applied,
+        /// rewriting only the pages changes fall into. Every table and index of the
+        /// base is in it, and its metadata (SetMeta adds or replaces). Get a base
+        /// table with <see cref="MergeTable"/>: Append upserts (insert or replace),
+        /// <see cref="TableBuilder.Delete(byte[])"/> deletes; a base index with
+        /// <see cref="TableBuilder.MergeIndex"/> (its delegate, if given, runs on
+        /// the appended rows; entries of replaced and deleted rows are dropped). A
+        /// key is changed once per merge: appended twice fails the build with
+        /// DryDBException Status.Duplicate, appended and deleted with Status.Invalid.
+        /// PageSize 0 keeps the base's. The base must stay open until the build
+        /// ends: disposed earlier, the builder's calls throw ObjectDisposedException.</summary>
+        public static DatabaseBuilder Merge(Database baseDb, BuilderOptions options = null)
+        {
+            if (baseDb == null) throw new ArgumentNullException("baseDb");
+            return new DatabaseBuilder(options, baseDb);
+        }
+
+        DatabaseBuilder(BuilderOptions options, Database baseDb)
         {
             int ps = options == null ? 0 : options.PageSize;
             long mb = options == null ? 0 : options.MemoryBudget;
@@ -55,7 +78,14 @@ namespace DryDB
             Native.EnsureLoaded();
             Handle = new BuilderHandle();
             IntPtr b;
-            int rc = Native.drydb_builder_new((uint)ps, mb, &b);
+            int rc;
+            if (baseDb == null) rc = Native.drydb_builder_new((uint)ps, mb, &b);
+            else
+            {
+                try { rc = drydb_builder_new_merge(baseDb.Enter(), (uint)ps, mb, &b); }
+                finally { baseDb.Leave(); }
+            }
+            this.baseDb = baseDb;
             if (rc != Native.OK)
             {
                 var e = Native.Error(rc);
@@ -147,6 +177,38 @@ namespace DryDB
             finally { Exit(added); }
         }
 
+        /// <summary>The builder of the base's table <paramref name="name"/> (a
+        /// builder from <see cref="Merge"/>), with the base's key kind.</summary>
+        public TableBuilder MergeTable(string name)
+        {
+            if (baseDb == null) throw new InvalidOperationException("MergeTable needs a builder made by DatabaseBuilder.Merge");
+            var bt = baseDb.GetTable(name);
+            var cname = Native.CString(name, "name");
+            bool added = false;
+            try
+            {
+                IntPtr b = Enter(ref added);
+                IntPtr tb;
+                int rc;
+                fixed (byte* n = cname) rc = drydb_builder_merge_table(b, n, &tb);
+                Native.Check(rc);
+                var t = new TableBuilder(this, name, bt.KeyKind, tb, bt);
+                tables.Add(t);
+                return t;
+            }
+            finally { Exit(added); }
+        }
+
+        // The merge calls (drydb.h), declared here rather than in Native.cs.
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb_builder_new_merge(IntPtr db, uint page_size, long memory_budget, IntPtr* b);
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb_builder_merge_table(IntPtr b, byte* name, IntPtr* tb);
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_merge_index(IntPtr tb, byte* name, IntPtr* ib);
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_delete(IntPtr tb, byte* key, UIntPtr klen);
+
         /// <summary>Writes the database to <paramref name="path"/> (temporary name,
         /// sync, rename). Afterwards the builder is spent: Dispose it.</summary>
         public void Build(string path)
@@ -200,9 +262,57 @@ namespace DryDB
         /// <summary>Rows appended so far through this object.</summary>
         public long RowsAppended { get { return rows; } }
 
-        internal TableBuilder(DatabaseBuilder owner, string name, KeyKind kind, IntPtr tb)
+        readonly Table baseTable; // the base's table, for a table of a merge
+
+        internal TableBuilder(DatabaseBuilder owner, string name, KeyKind kind, IntPtr tb, Table baseTable = null)
         {
-            this.owner = owner; Name = name; KeyKind = kind; this.tb = tb;
+            this.owner = owner; Name = name; KeyKind = kind; this.tb = tb; this.baseTable = baseTable;
+        }
+
+        /// <summary>Deletes the row of <paramref name="key"/> (a table of a
+        /// <see cref="DatabaseBuilder.Merge"/> builder; a key the base lacks is
+        /// ignored).</summary>
+        public void Delete(byte[] key)
+        {
+            if (key == null) throw new ArgumentNullException("key");
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                fixed (byte* k = key) Native.Check(DatabaseBuilder.drydb_builder_delete(tb, k, (UIntPtr)key.Length));
+            }
+            finally { owner.Exit(added); }
+        }
+        public void Delete(long key) { Kind(KeyKind.Int64); Delete(Keys.Int64(key)); }
+        public void Delete(string key) { Kind(KeyKind.String); Delete(Keys.String(key)); }
+
+        /// <summary>The builder of the base's index <paramref name="name"/> (a table
+        /// from <see cref="DatabaseBuilder.MergeTable"/>). With
+        /// <paramref name="indexKey"/>, it computes the entries of the rows
+        /// appended from now on (as CreateIndex's delegate); without, give them
+        /// with IndexBuilder.Add.</summary>
+        public IndexBuilder MergeIndex(string name, Func<byte[], byte[], byte[]> indexKey = null)
+        {
+            if (baseTable == null) throw new InvalidOperationException("MergeIndex needs a table from DatabaseBuilder.MergeTable");
+            if (indexKey != null && rows > 0) throw new InvalidOperationException("create computed indexes before appending rows to table '" + Name + "'");
+            var kind = baseTable.Index(name).KeyKind;
+            var cname = Native.CString(name, "name");
+            bool added = false;
+            try
+            {
+                owner.Enter(ref added);
+                IntPtr ib; int rc;
+                fixed (byte* n = cname) rc = DatabaseBuilder.drydb_builder_merge_index(tb, n, &ib);
+                Native.Check(rc);
+                return Register(new IndexBuilder(owner, name, kind, ib, indexKey));
+            }
+            finally { owner.Exit(added); }
+        }
+
+        IndexBuilder Register(IndexBuilder ix)
+        {
+            if (ix.Computed) computed.Add(ix);
+            return ix;
         }
 
         void Kind(KeyKind want) { if (KeyKind != want) Table.CheckKind(KeyKind, want, "table '" + Name + "'"); }
@@ -407,9 +517,7 @@ namespace DryDB
                 fixed (byte* n = cname)
                     rc = Native.drydb_builder_index(tb, n, unique ? 1 : 0, (int)kind, np == 0 ? null : pp, (UIntPtr)np, &ib);
                 Native.Check(rc);
-                var ix = new IndexBuilder(owner, name, kind, ib, fn);
-                if (fn != null) computed.Add(ix);
-                return ix;
+                return Register(new IndexBuilder(owner, name, kind, ib, fn));
             }
             finally { owner.Exit(added); }
         }
@@ -434,6 +542,7 @@ namespace DryDB
         }
 
         internal IntPtr Raw { get { return ib; } }
+        internal bool Computed { get { return fn != null; } }
 
         /// <summary>The computed index key of a row, or null for no entry.</summary>
         internal byte[] Compute(byte[] key, byte[] value) { return fn(key, value); }

@@ -38,24 +38,30 @@ def _compression(spec: Any) -> int:
 
 
 # The library's entry points for the bindings alone (drydb__*, not in
-# drydb.h: capi/builder.go's drydb__builder_*, capi/columnar.go's), looked up
-# on first use; long ones (release_gil) through a CDLL handle, which
-# releases the GIL during the call. In a forked child they are dropped, so
-# that the next use goes through L.load(), which raises ForkError, instead of
-# into a Go runtime that cannot run there.
+# drydb.h: capi/builder.go's drydb__builder_*, capi/columnar.go's), and the
+# merge calls of drydb.h (prefix drydb_builder_), looked up on first use; long
+# ones (release_gil) through a CDLL handle, which releases the GIL during the
+# call. In a forked child they are dropped, so that the next use goes through
+# L.load(), which raises ForkError, instead of into a Go runtime that cannot
+# run there.
 _private: Dict[Tuple[str, bool], Any] = {}
 L.fork_hooks.append(_private.clear)
 
 
-def _priv(name: str, release_gil: bool = False) -> Any:
-    f = _private.get((name, release_gil))
+def _priv(name: str, release_gil: bool = False, prefix: str = "drydb__") -> Any:
+    f = _private.get((prefix + name, release_gil))
     if f is None:
         L.load()
         lib = ctypes.CDLL if release_gil else ctypes.PyDLL
-        f = getattr(lib(L.library_path()), "drydb__" + name)
+        f = getattr(lib(L.library_path()), prefix + name)
         f.restype = c_int
-        _private[(name, release_gil)] = f
+        _private[(prefix + name, release_gil)] = f
     return f
+
+
+def _merge_call(name: str) -> Any:
+    """drydb_builder_<name> of the merge API (drydb.h)."""
+    return _priv(name, prefix="drydb_builder_")
 
 
 def _lengths(items: List[bytes]) -> Any:
@@ -104,9 +110,48 @@ class Builder:
     def __init__(self, path: Union[str, "os.PathLike[str]", None], *, page_size: int = 4096,
                  compression: Union[None, str, int] = None, memory_budget: int = 0,
                  meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]] = None) -> None:
+        self._init(path, page_size, compression, memory_budget, meta,
+                   lambda h: L.builder_new(page_size, c_int64(memory_budget), byref(h)))
+
+    @classmethod
+    def merge(cls, base: Any, path: Union[str, "os.PathLike[str]", None], *, page_size: int = 0,
+              compression: Union[None, str, int] = None, memory_budget: int = 0,
+              meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]] = None) -> "Builder":
+        """A builder seeded from the open database ``base``: it writes base's
+        rows with the changes given since applied, rewriting only the pages
+        that changes fall into. Every table and index of base is in it, with
+        its metadata (``meta`` adds or replaces pairs)::
+
+            with drydb.Builder.merge(db, "items.new.drydb") as b:
+                t = b.table("items")          # base's key kind and codec
+                t.index("by_name", func=lambda k, v: v["name"])  # re-supplied
+                t.add(7, {"name": "ink"})     # insert or replace
+                t.delete(3)
+
+        A function index's ``func`` runs on the added rows only; the entries
+        of replaced and deleted rows are dropped, those of the rest kept. A
+        key is changed once per merge: added twice raises
+        :class:`DuplicateKeyError` at build, added and deleted
+        :class:`InvalidError`. ``page_size`` 0 keeps base's; ``compression``
+        applies to new tables (``table(name, compression=...)`` changes a
+        base table's). ``base`` must stay open until the build ends (closed
+        earlier, the builder's calls raise :class:`ClosedError`).
+        """
+        self = cls.__new__(cls)
+        base._check_open()
+        self._init(path, page_size, compression, memory_budget, meta,
+                   lambda h: _merge_call("new_merge")(base._h, page_size, c_int64(memory_budget), byref(h)))
+        self._base = base
+        return self
+
+    def _init(self, path: Union[str, "os.PathLike[str]", None], page_size: int,
+              compression: Union[None, str, int], memory_budget: int,
+              meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]],
+              new: Callable[[c_void_p], int]) -> None:
         L.load()
         self._h = c_void_p()
         self._done = True
+        self._base: Any = None
         self.path = None if path is None else os.fspath(path)
         if self.path is not None and not isinstance(self.path, str):
             self.path = os.fsdecode(self.path)
@@ -119,7 +164,7 @@ class Builder:
         if memory_budget < 0:
             raise ValueError("drydb: memory_budget must be >= 0")
         self._compression = _compression(compression)
-        L.check(L.builder_new(page_size, c_int64(memory_budget), byref(self._h)), "builder_new")
+        L.check(new(self._h), "builder_new")
         self._done = False
         self._tables: Dict[str, TableBuilder] = {}
         for mk, mv in (meta or {}).items():
@@ -136,7 +181,7 @@ class Builder:
         v = value.encode("utf-8") if isinstance(value, str) else _as_bytes(value, "meta value")
         L.check(L.builder_set_meta(self._h, k, len(k), v, c_size_t(len(v))), "set_meta")
 
-    def table(self, name: str, key: KeySpec = "bytes", *, compression: Any = _DEFAULT,
+    def table(self, name: str, key: Any = _DEFAULT, *, compression: Any = _DEFAULT,
               level: int = 0, dictionary: bool = False,
               codec: Union[None, str, Codec] = None) -> "TableBuilder":
         """Add a table and return its :class:`TableBuilder`.
@@ -148,6 +193,10 @@ class Builder:
         default level; ``dictionary=True`` trains a compression dictionary.
         ``codec`` (``"json"``, ``"msgpack"``, an object) encodes values and is
         recorded in the file, so readers decode with it by default.
+
+        On a builder from :meth:`merge`, a table of the base is returned with
+        the base's key kind and codec (``key`` and ``codec`` may be left
+        out); ``compression`` given re-encodes its rows with it.
         """
         self._check()
         if not isinstance(name, str):
@@ -155,22 +204,38 @@ class Builder:
         if not name or "\x00" in name:
             raise ValueError("drydb: table name must be non-empty without NUL")
         if name in self._tables:
+            if self._base is not None:
+                return self._tables[name]
             raise ValueError("drydb: table %r added twice" % name)
-        kind, parts = key_kind(key)
-        comp = self._compression if compression is _DEFAULT else _compression(compression)
         if not isinstance(level, int) or isinstance(level, bool):
             raise TypeError("drydb: level must be an int")
-        c = get_codec(codec)
+        bt = self._base.table(name, raw_keys=True) if self._base is not None and \
+            name in self._base.tables else None
         h = c_void_p()
-        pbuf = (c_uint8 * len(parts))(*parts) if parts else None
-        L.check(L.builder_table(self._h, name.encode("utf-8"), kind, pbuf, c_size_t(len(parts)),
-                                comp, level, 1 if dictionary else 0, byref(h)),
-                "table %r" % name)
+        if bt is not None:
+            kind, parts = bt._key.kind, bt._key.parts
+            if key is not _DEFAULT and key_kind(key) != (kind, parts):
+                raise ValueError("drydb: table %r: a merge keeps the base's key kind (%s)"
+                                 % (name, KeyCodec(kind, parts).describe()))
+            if codec is None:
+                recorded = self._base.meta(META_PREFIX + name.encode("utf-8"))
+                codec = recorded.decode("utf-8") if recorded else None
+        else:
+            kind, parts = key_kind("bytes" if key is _DEFAULT else key)
+        c = get_codec(codec)
+        if bt is not None and compression is _DEFAULT:
+            L.check(_merge_call("merge_table")(self._h, name.encode("utf-8"), byref(h)), "table %r" % name)
+        else:
+            comp = self._compression if compression is _DEFAULT else _compression(compression)
+            pbuf = (c_uint8 * len(parts))(*parts) if parts else None
+            L.check(L.builder_table(self._h, name.encode("utf-8"), kind, pbuf, c_size_t(len(parts)),
+                                    comp, level, 1 if dictionary else 0, byref(h)),
+                    "table %r" % name)
         if c is not None:
             cname = getattr(c, "name", None)
             if isinstance(cname, str) and cname:
                 self.set_meta(META_PREFIX + name.encode("utf-8"), cname)
-        tb = TableBuilder(self, name, h, KeyCodec(kind, parts), c)
+        tb = TableBuilder(self, name, h, KeyCodec(kind, parts), c, bt)
         self._tables[name] = tb
         return tb
 
@@ -231,8 +296,9 @@ class TableBuilder:
     """A table being built (from :meth:`Builder.table`)."""
 
     def __init__(self, b: Builder, name: str, h: c_void_p, key: KeyCodec,
-                 codec: Optional[Codec]) -> None:
+                 codec: Optional[Codec], base: Any = None) -> None:
         self._b = b
+        self._base = base  # the base's table, for a table of a merge
         self._h = h
         self.name = name
         self._key = key
@@ -304,6 +370,16 @@ class TableBuilder:
 
     def __setitem__(self, key: Any, value: Any) -> None:
         self.add(key, value)
+
+    def delete(self, key: Any) -> None:
+        """Delete the row of ``key`` (a table of a :meth:`Builder.merge`
+        builder; a key the base lacks is ignored)."""
+        self._b._check()
+        k = self._enc(key)
+        L.check(_merge_call("delete")(self._h, k, c_size_t(len(k))), "table %r" % self.name)
+
+    def __delitem__(self, key: Any) -> None:
+        self.delete(key)
 
     def add_many(self, rows: Iterable[Tuple[Any, Any]]) -> int:
         """Add ``(key, value)`` pairs from any iterable (batched: one library
@@ -398,17 +474,25 @@ class TableBuilder:
         an index key, None (no entry) or a list of index keys (one entry
         each). Without it, give entries with :meth:`IndexBuilder.add`.
         Declare indexes before adding rows when using ``func``.
+
+        On a table of a :meth:`Builder.merge` builder, ``name`` is one of the
+        base's indexes (its key kind kept; ``key`` and ``unique`` may be left
+        out); ``func`` runs on the rows added in this merge.
         """
         self._b._check()
         if not isinstance(name, str):
             raise TypeError("drydb: index name must be a str")
         if func is not None and not callable(func):
             raise TypeError("drydb: index func must be callable")
-        kind, parts = key_kind(key)
         h = c_void_p()
-        pbuf = (c_uint8 * len(parts))(*parts) if parts else None
-        L.check(L.builder_index(self._h, name.encode("utf-8"), 1 if unique else 0, kind, pbuf,
-                                c_size_t(len(parts)), byref(h)), "index %r" % name)
+        if self._base is not None and name in self._base.indexes:
+            kind, parts = self._base.index(name)._key.kind, self._base.index(name)._key.parts
+            L.check(_merge_call("merge_index")(self._h, name.encode("utf-8"), byref(h)), "index %r" % name)
+        else:
+            kind, parts = key_kind(key)
+            pbuf = (c_uint8 * len(parts))(*parts) if parts else None
+            L.check(L.builder_index(self._h, name.encode("utf-8"), 1 if unique else 0, kind, pbuf,
+                                    c_size_t(len(parts)), byref(h)), "index %r" % name)
         ib = IndexBuilder(self, name, h, KeyCodec(kind, parts))
         if func is not None:
             self._funcs.append((ib, func))
