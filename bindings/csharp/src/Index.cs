@@ -58,10 +58,18 @@ namespace DryDB
             try
             {
                 db.AddRef(ref added);
-                byte* pk, v; UIntPtr pkl, vl;
+                var cb = CopyBuffers.Current;
+                cb.Want(true, true, false);
                 int rc;
-                fixed (byte* k = indexKey) rc = Native.drydb_index_get(ih, k, (UIntPtr)indexKey.Length, &pk, &pkl, &v, &vl);
-                if (rc == Native.OK) { primaryKey = Native.Copy(pk, pkl); value = Native.Copy(v, vl); return true; }
+                fixed (byte* k = indexKey)
+                    while ((rc = Native.drydb__copy_index_get(ih, k, (UIntPtr)indexKey.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
+                if (rc == Native.OK)
+                {
+                    primaryKey = CopyBuffers.ToArray(cb.Buf(0), cb.Len(0, 0));
+                    value = CopyBuffers.ToArray(cb.Buf(1), cb.Len(1, 0));
+                    cb.Trim();
+                    return true;
+                }
                 primaryKey = value = null;
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
@@ -175,30 +183,36 @@ namespace DryDB
             finally { if (added) db.Release(); }
         }
 
+        // One drydb__copy_cursor_batch (more when not one entry fits the
+        // buffers, which then grow): index keys, primary keys and values copied
+        // by the library into CopyBuffers, and into arrays from there.
         bool Fill(IntPtr cur, bool reverse, List<IndexEntry> batch)
         {
             batch.Clear();
-            const int B = Table.BatchSize;
-            byte** ks = stackalloc byte*[B];
-            byte** ps = stackalloc byte*[B];
-            byte** vs = stackalloc byte*[B];
-            UIntPtr* kls = stackalloc UIntPtr[B];
-            UIntPtr* pls = stackalloc UIntPtr[B];
-            UIntPtr* vls = stackalloc UIntPtr[B];
             bool added = false;
+            var cb = CopyBuffers.Current;
             try
             {
                 db.AddRef(ref added);
+                cb.Want(true, true, true);
                 UIntPtr n;
-                int rc = Native.drydb_index_cursor_next_batch(cur, reverse ? 1 : 0, (UIntPtr)B, ks, kls, ps, pls, vs, vls, &n);
+                int rc;
+                while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)Table.BatchSize, cb.Cols, &n)) == Native.FULL
+                       && (ulong)n == 0)
+                    cb.GrowFor(0);
                 if (rc == Native.NOTFOUND) return false;
-                Native.Check(rc);
+                if (rc != Native.FULL) Native.Check(rc);
                 int c = (int)(ulong)n;
+                byte* k = cb.Buf(0), p = cb.Buf(1), v = cb.Buf(2);
                 for (int i = 0; i < c; i++)
-                    batch.Add(new IndexEntry(Native.Copy(ks[i], kls[i]), Native.Copy(ps[i], pls[i]), Native.Copy(vs[i], vls[i])));
+                {
+                    ulong kl = cb.Len(0, i), pl = cb.Len(1, i), vl = cb.Len(2, i);
+                    batch.Add(new IndexEntry(CopyBuffers.ToArray(k, kl), CopyBuffers.ToArray(p, pl), CopyBuffers.ToArray(v, vl)));
+                    k += kl; p += pl; v += vl;
+                }
                 return c > 0;
             }
-            finally { if (added) db.Release(); }
+            finally { if (added) db.Release(); cb.Trim(); }
         }
 
         // ------------------------------------------------------------ cursors
