@@ -55,12 +55,8 @@ static size_t rows_fitting(const struct drydb__col *cols, size_t ncols, size_t n
 }
 
 /* Copies rows 0..n-1 (field i of column c at ptrs[c][i], length
- * cols[c].lens[i]) one after another into the columns, with the fault
- * guard armed: DRYDB_OK, or FALLBACK when a fault interrupted it. */
-static int copy_rows(const struct drydb__col *cols, size_t ncols, const uint8_t *const *ptrs[], size_t n) {
-    sigjmp_buf jb;
-    if (sigsetjmp(jb, 0) != 0) return FALLBACK; /* the guard disarmed itself */
-    drydb__fault_arm(&jb);
+ * cols[c].lens[i]) one after another into the columns. */
+static void copy_rows(const struct drydb__col *cols, size_t ncols, const uint8_t *const *ptrs[], size_t n) {
     for (size_t c = 0; c < ncols; c++) {
         uint8_t *o = cols[c].buf;
         for (size_t i = 0; i < n; i++) {
@@ -69,49 +65,65 @@ static int copy_rows(const struct drydb__col *cols, size_t ncols, const uint8_t 
             o += l;
         }
     }
-    drydb__fault_arm(NULL);
-    return DRYDB_OK;
 }
+
+/* HELD runs its last argument (code that sets rc) on table handle h's fast
+ * path as a reader (drydb__fast_hold: closing the table waits) with the
+ * fault guard armed: the lookup and the copy of what it found in one
+ * region. ft is NULL without a fast path; rc is FALLBACK then, or when a
+ * fault (the file shrank underneath) jumped back: Go answers from scratch. */
+#define HELD(h, ft, rc, ...)                                                  \
+    do {                                                                      \
+        int s_;                                                               \
+        rc = FALLBACK;                                                        \
+        if ((ft = drydb__fast_hold(h, &s_)) != NULL) {                        \
+            sigjmp_buf jb_;                                                   \
+            if (sigsetjmp(jb_, 0) == 0) {                                     \
+                drydb__fault_arm(&jb_);                                       \
+                __VA_ARGS__;                                                  \
+                drydb__fault_arm(NULL);                                       \
+            } else {                                                          \
+                rc = FALLBACK;                                                \
+            }                                                                 \
+            drydb__fast_release(ft, s_);                                      \
+        }                                                                     \
+    } while (0)
 
 EXPORT int drydb__copy_get(drydb_table *t, const uint8_t *key, size_t klen, const struct drydb__col *val) {
     uint64_t h = (uint64_t)(uintptr_t)t;
-    int s;
     struct drydb__ft *ft;
-    if (val != NULL && col_ok(val) && (ft = drydb__fast_hold(h, &s)) != NULL) {
-        const uint8_t *v;
-        size_t vl;
-        int rc = drydb_get(t, key, klen, &v, &vl);
-        if (rc == DRYDB_OK) {
-            val->lens[0] = vl;
-            rc = vl > val->cap ? DRYDB__FULL : copy_rows(val, 1, (const uint8_t *const *[]){&v}, 1);
-        }
-        drydb__fast_release(ft, s);
-        if (rc != FALLBACK) return rc;
-    }
+    int rc = FALLBACK;
+    const uint8_t *v;
+    size_t vl;
+    if (val != NULL && col_ok(val))
+        HELD(h, ft, rc, {
+            if ((rc = drydb__fast_get(ft, key, klen, &v, &vl)) == DRYDB_OK) {
+                val->lens[0] = vl;
+                if (vl > val->cap) rc = DRYDB__FULL;
+                else copy_rows(val, 1, (const uint8_t *const *[]){&v}, 1);
+            }
+        });
+    if (rc != FALLBACK) return rc;
     return drydb__copy_get_go(h, key, klen, val);
 }
 
 EXPORT int drydb__copy_get_many(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
                                 const struct drydb__col *vals, uint8_t *found, size_t *done) {
     uint64_t h = (uint64_t)(uintptr_t)t;
-    int s;
     struct drydb__ft *ft;
-    if (n > 0 && n <= STACK_ROWS && vals != NULL && col_ok(vals) && found != NULL && done != NULL &&
-        (ft = drydb__fast_hold(h, &s)) != NULL) {
-        const uint8_t *v[STACK_ROWS];
-        int rc = drydb_get_many(t, n, keys, klens, v, vals->lens, found);
-        if (rc == DRYDB_OK) {
+    int rc = FALLBACK;
+    const uint8_t *v[STACK_ROWS];
+    if (n <= STACK_ROWS && vals != NULL && col_ok(vals) && done != NULL)
+        HELD(h, ft, rc, {
             /* absent keys: length 0 (drydb_get_many's answer), nothing copied */
-            size_t m = rows_fitting(vals, 1, n);
-            rc = copy_rows(vals, 1, (const uint8_t *const *[]){v}, m);
-            if (rc == DRYDB_OK) {
+            if ((rc = drydb__fast_many(ft, n, keys, klens, v, vals->lens, found)) == DRYDB_OK) {
+                size_t m = rows_fitting(vals, 1, n);
+                copy_rows(vals, 1, (const uint8_t *const *[]){v}, m);
                 *done = m;
                 if (m < n) rc = DRYDB__FULL;
             }
-        }
-        drydb__fast_release(ft, s);
-        if (rc != FALLBACK) return rc;
-    }
+        });
+    if (rc != FALLBACK) return rc;
     return drydb__copy_get_many_go(h, n, keys, klens, vals, found, done);
 }
 
@@ -119,25 +131,26 @@ EXPORT int drydb__copy_range(drydb_table *t, const uint8_t *lo, size_t lolen, in
                              const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
                              const struct drydb__col *cols, size_t *n) {
     uint64_t h = (uint64_t)(uintptr_t)t;
-    int s;
     struct drydb__ft *ft;
-    if (cols != NULL && col_ok(&cols[0]) && (cols[1].lens == NULL || col_ok(&cols[1])) && n != NULL &&
-        max > 0 && max <= STACK_ROWS && (ft = drydb__fast_hold(h, &s)) != NULL) {
+    int rc = FALLBACK;
+    const uint8_t *kp[STACK_ROWS], *vp[STACK_ROWS];
+    if (cols != NULL && col_ok(&cols[0]) && (cols[1].lens == NULL || col_ok(&cols[1])) && max > 0 &&
+        max <= STACK_ROWS) {
         size_t ncols = cols[1].lens != NULL ? 2 : 1;
-        const uint8_t *kp[STACK_ROWS], *vp[STACK_ROWS];
-        int rc = drydb_range(t, lo, lolen, lokind, hi, hilen, hikind, flags, max, kp, cols[0].lens,
-                             ncols > 1 ? vp : NULL, ncols > 1 ? cols[1].lens : NULL, n);
-        if (rc == DRYDB_OK) {
-            size_t m = rows_fitting(cols, ncols, *n);
-            rc = copy_rows(cols, ncols, (const uint8_t *const *[]){kp, vp}, m);
-            if (rc == DRYDB_OK && m < *n) {
-                *n = m; /* lens[m]: the row that did not fit, as drydb_range wrote it */
-                rc = DRYDB__FULL;
+        HELD(h, ft, rc, {
+            rc = drydb__fast_range(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, kp, cols[0].lens,
+                                   ncols > 1 ? vp : NULL, ncols > 1 ? cols[1].lens : NULL, n);
+            if (rc == DRYDB_OK) {
+                size_t m = rows_fitting(cols, ncols, *n);
+                copy_rows(cols, ncols, (const uint8_t *const *[]){kp, vp}, m);
+                if (m < *n) {
+                    *n = m; /* lens[m]: the row that did not fit, as the lookup wrote it */
+                    rc = DRYDB__FULL;
+                }
             }
-        }
-        drydb__fast_release(ft, s);
-        if (rc != FALLBACK) return rc;
+        });
     }
+    if (rc != FALLBACK) return rc;
     return drydb__copy_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, cols, n);
 }
 
@@ -158,9 +171,10 @@ EXPORT int drydb__copy_range(drydb_table *t, const uint8_t *lo, size_t lolen, in
  * armed. A fault inside PyBytes_FromStringAndSize can only come from its
  * copy of the value, its last step: the object, complete but for its
  * bytes, is then lost (a leak of one object per fault, which only a file
- * shrinking underneath causes) and the answer is ASK, whose drydb__copy_get
- * reports DRYDB_CORRUPT. Tables without a fast path copy in Go, into a
- * buffer of this call, and the object is made from there. */
+ * shrinking underneath causes) and Go answers again, with DRYDB_CORRUPT:
+ * ASK. Tables without a fast path, and lookups the fast path leaves to Go,
+ * are copied by Go into a buffer of this call, and the object is made from
+ * there. */
 typedef void *(*py_bytes_fn)(const char *, ptrdiff_t);
 typedef void (*py_incref_fn)(void *);
 static py_bytes_fn py_bytes;
@@ -191,40 +205,27 @@ enum { PY_GUESS = 4096 };
 static void *py_get_key(drydb_table *t, const uint8_t *key, size_t klen) {
     if (py_bytes == NULL) return NULL; /* never initialised: ctypes raises */
     uint64_t h = (uint64_t)(uintptr_t)t;
-    int s;
-    struct drydb__ft *ft = drydb__fast_hold(h, &s);
-    if (ft != NULL) {
-        const uint8_t *v = NULL;
-        size_t n = 0;
-        int rc = drydb_get(t, key, klen, &v, &n);
-        void *o = NULL;
-        if (rc != DRYDB_OK || n > (size_t)PTRDIFF_MAX) {
-            drydb__fast_release(ft, s);
-            return py_sentinel(rc);
-        }
-        sigjmp_buf jb;
-        if (sigsetjmp(jb, 0) == 0) {
-            drydb__fault_arm(&jb);
-            o = py_bytes((const char *)v, (ptrdiff_t)n);
-            drydb__fault_arm(NULL);
-        } else {
-            rc = FALLBACK;
-        }
-        drydb__fast_release(ft, s);
-        return rc == DRYDB_OK ? o : py_sentinel(DRYDB_CORRUPT);
-    }
+    struct drydb__ft *ft;
+    int rc;
+    void *o = NULL;
+    const uint8_t *v;
+    size_t n = 0;
+    HELD(h, ft, rc, {
+        if ((rc = drydb__fast_get(ft, key, klen, &v, &n)) == DRYDB_OK) o = py_bytes((const char *)v, (ptrdiff_t)n);
+    });
+    if (rc == DRYDB_OK) return o; /* NULL: MemoryError */
+    if (rc == DRYDB_NOTFOUND) return py_sentinel(rc);
     /* Go copies the value into a buffer of ours: on the stack, or, longer,
      * once more into one of its length */
     uint8_t stack[PY_GUESS];
-    size_t n = 0;
     struct drydb__col c = {stack, sizeof stack, &n};
-    int rc = drydb__copy_get_go(h, key, klen, &c);
-    if (rc == DRYDB__FULL && n <= (size_t)PTRDIFF_MAX) {
+    rc = drydb__copy_get_go(h, key, klen, &c);
+    if (rc == DRYDB__FULL) {
         c.cap = n;
         c.buf = malloc(n);
         rc = c.buf == NULL ? DRYDB_NOMEM : drydb__copy_get_go(h, key, klen, &c);
     }
-    void *o = rc == DRYDB_OK ? py_bytes((const char *)c.buf, (ptrdiff_t)n) : py_sentinel(rc);
+    o = rc == DRYDB_OK ? py_bytes((const char *)c.buf, (ptrdiff_t)n) : py_sentinel(rc);
     if (c.buf != stack) free(c.buf);
     return o;
 }

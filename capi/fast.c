@@ -403,13 +403,21 @@ static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t 
     return 0;
 }
 
+/* drydb_get's answer in C (ft held, guard armed: GUARDED, or copyout.c),
+ * or FALLBACK for Go: also for every argument Go must report. */
+DRYDB__HIDDEN int drydb__fast_get(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
+                                  const uint8_t **val, size_t *vlen) {
+    if ((key == NULL && klen != 0) || klen > DRYDB_MAX_LEN || val == NULL || vlen == NULL || !key_ok(ft, key, klen))
+        return FALLBACK;
+    return lookup(ft, key ? key : drydb__empty, klen, val, vlen);
+}
+
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && val != NULL && vlen != NULL &&
-        key_ok(ft, key, klen)) {
+    if (ft != NULL) {
         int rc = FALLBACK;
-        GUARDED(ft, h, rc, rc = lookup(ft, key ? key : drydb__empty, klen, val, vlen));
+        GUARDED(ft, h, rc, rc = drydb__fast_get(ft, key, klen, val, vlen));
         if (rc != FALLBACK) return rc;
     }
     return drydb__get_go(h, key, klen, val, vlen);
@@ -434,14 +442,22 @@ static int many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const
     return DRYDB_OK;
 }
 
+/* drydb_get_many's answer in C, as drydb__fast_get's. */
+DRYDB__HIDDEN int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const size_t *klens,
+                                   const uint8_t **vals, size_t *vlens, uint8_t *found) {
+    if (n == 0 || n > DRYDB__MAX_BATCH || keys == NULL || klens == NULL || vals == NULL || vlens == NULL ||
+        found == NULL)
+        return FALLBACK;
+    return many(ft, n, keys, klens, vals, vlens, found);
+}
+
 EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
                           const uint8_t **vals, size_t *vlens, uint8_t *found) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && n > 0 && n <= DRYDB__MAX_BATCH && keys != NULL && klens != NULL && vals != NULL &&
-        vlens != NULL && found != NULL) {
+    if (ft != NULL) {
         int rc = FALLBACK;
-        GUARDED(ft, h, rc, rc = many(ft, n, keys, klens, vals, vlens, found));
+        GUARDED(ft, h, rc, rc = drydb__fast_many(ft, n, keys, klens, vals, vlens, found));
         if (rc != FALLBACK) return rc;
     }
     /* Go answers the whole batch (again), with every check and message. */
@@ -775,18 +791,29 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
     }
 }
 
+/* drydb_range's answer in C, as drydb__fast_get's. */
+DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
+                                    const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
+                                    const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens,
+                                    size_t *n) {
+    if (n == NULL || keys == NULL || klens == NULL || (vals == NULL) != (vlens == NULL) ||
+        (flags & ~(uint32_t)DRYDB_REVERSE) != 0 || max > DRYDB__MAX_BATCH || !bound_ok(lo, lolen, lokind) ||
+        !bound_ok(hi, hilen, hikind))
+        return FALLBACK;
+    return range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys, klens, vals,
+                 vlens, n);
+}
+
 EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind,
                        const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
                        const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens, size_t *n) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
-        (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
-        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+    if (ft != NULL) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc,
-                rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys,
-                           klens, vals, vlens, n));
+                rc = drydb__fast_range(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals,
+                                       vlens, n));
         if (rc != FALLBACK) return rc;
     }
     return drydb__range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n);
