@@ -82,6 +82,37 @@ func (o *outCols) row(a, b, c []byte) C.int {
 	return codeOK
 }
 
+// pairs is row for a batch of keys (column 0) and values (column 2; vs nil:
+// keys only), in one tight loop: the rows that fit are copied and their
+// number returned; when that is fewer than len(ks), the lengths of the row
+// that did not fit are written as row's are.
+func (o *outCols) pairs(ks, vs [][]byte) int {
+	kb, kl, ku := o.buf[0], o.lens[0], o.used[0]
+	vb, vl, vu := o.buf[2], o.lens[2], o.used[2]
+	i, r := 0, o.n
+	for ; i < len(ks); i, r = i+1, r+1 {
+		k := ks[i]
+		if len(k) > len(kb)-ku || (vs != nil && len(vs[i]) > len(vb)-vu) {
+			break
+		}
+		ku += copy(kb[ku:], k)
+		kl[r] = C.size_t(len(k))
+		if vs != nil {
+			vu += copy(vb[vu:], vs[i])
+			vl[r] = C.size_t(len(vs[i]))
+		}
+	}
+	o.used[0], o.used[2], o.n = ku, vu, r
+	if i < len(ks) {
+		var v []byte
+		if vs != nil {
+			v = vs[i]
+		}
+		o.row(ks[i], nil, v) // does not fit either: records the lengths
+	}
+	return i
+}
+
 // view is the n bytes at p, as the pointer-returning calls give them.
 func view(p *C.uint8_t, n C.size_t) []byte {
 	if n == 0 {
@@ -429,19 +460,13 @@ func plainCopy(c *cursorObj, reverse bool, o *outCols) C.int {
 	if err := tc.Err(); err != nil {
 		return fail(err)
 	}
-	for i := 0; i < got; i++ {
-		var v []byte
-		if gv != nil {
-			v = gv[i]
+	if i := o.pairs(gk[:got], gv); i < got {
+		r := start + uint64(i)
+		if reverse {
+			r = start - uint64(i)
 		}
-		if rc := o.row(gk[i], nil, v); rc != codeOK {
-			r := start + uint64(i)
-			if reverse {
-				r = start - uint64(i)
-			}
-			tc.SeekRow(r)
-			return rc
-		}
+		tc.SeekRow(r)
+		return C.DRYDB__FULL
 	}
 	if got > 0 {
 		if reverse {
