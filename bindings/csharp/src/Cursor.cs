@@ -245,12 +245,14 @@ namespace DryDB
             if (rc == Native.NOTFOUND) return 0;
             if (rc != Native.OK && !full) { bn = 0; state = AtEnd; Clear(); throw Native.Error(rc); }
             int c = (int)(ulong)n;
-            byte* k = d.Buf(0), v = d.Buf(2);
+            NativeCol* cols = d.Cols;
+            byte* k = cols[0].buf, v = cols[2].buf;
+            UIntPtr* kls = cols[0].lens, vls = cols[2].lens;
             for (int i = 0; i < c; i++)
             {
-                ulong kl = d.Len(0, i), vl = d.Len(2, i);
-                keys[i] = k; keyLengths[i] = (UIntPtr)kl; values[i] = v; valueLengths[i] = (UIntPtr)vl;
-                k += kl; v += vl;
+                UIntPtr kl = kls[i], vl = vls[i];
+                keys[i] = k; keyLengths[i] = kl; values[i] = v; valueLengths[i] = vl;
+                k += (ulong)kl; v += (ulong)vl;
             }
             return c;
         }
