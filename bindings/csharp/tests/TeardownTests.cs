@@ -78,6 +78,45 @@ namespace DryDB.Tests
         [Test] public void TruncatedToHalfWhileThreadsIterate() { RunChild("truncate-half", 12); }
         [Test] public void DisposeRacingIteration() { RunChild("dispose", 20); }
 
+        // A value longer than every buffer of the copy-out calls (200 KiB; the
+        // buffers start at 4 KiB and grow for it) through each copying read.
+        [Test]
+        public void LongValueThroughEveryCopy()
+        {
+            var big = Fx.Big();
+            using (var db = Fx.Open())
+            {
+                var t = db.GetTable("blobs");
+                var key = new byte[] { 1 };
+                Assert.Bytes(big, t.Get(key), "TryGet");
+                var dest = new byte[10];
+                fixed (byte* k = key) Assert.Equal(big.Length, t.TryGet(k, 1, dest), "TryGet(dest) length");
+                Assert.Bytes(big, t.GetMany(new List<byte[]> { new byte[0], key, new byte[] { 9 } })[1], "GetMany");
+                byte[] rk, rv;
+                Assert.True(t.TryGetAt(3, out rk, out rv) && Keys.Equal(rk, key), "TryGetAt key");
+                Assert.Bytes(big, rv, "TryGetAt");
+                Assert.Bytes(big, t.Range(key, key).Single().Value, "Range");
+                using (var c = t.OpenCursor())
+                {
+                    var vals = new List<byte[]>();
+                    while (c.Next()) vals.Add(c.Value);
+                    Assert.Equal(5, vals.Count, "cursor rows");
+                    Assert.Bytes(big, vals[3], "cursor Value");
+                    Assert.True(c.SeekExact(key) && c.ValueLength == big.Length, "SeekExact");
+                }
+                using (var c = t.OpenCursor())
+                {
+                    byte** ks = stackalloc byte*[8]; byte** vs = stackalloc byte*[8];
+                    UIntPtr* kl = stackalloc UIntPtr[8]; UIntPtr* vl = stackalloc UIntPtr[8];
+                    int rows = 0, n;
+                    while ((n = c.NextBatch(8, ks, kl, vs, vl)) > 0)
+                        for (int i = 0; i < n; i++, rows++)
+                            if (rows == 3) Assert.True((int)vl[i] == big.Length && vs[i][big.Length - 1] == big[big.Length - 1], "NextBatch");
+                    Assert.Equal(5, rows, "NextBatch rows");
+                }
+            }
+        }
+
         // ------------------------------------------------------------ the child
 
         public static int Child(string[] args)
