@@ -121,6 +121,21 @@ func view(p *C.uint8_t, n C.size_t) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(p)), int(n))
 }
 
+// copyOne answers a one-row copy-out call with the pointer call that read
+// makes (up to two fields), copying them into columns 0 and 1 of cols.
+func copyOne(cols *C.struct_drydb__col, k int, need0 bool, read func(p0 **C.uint8_t, n0 *C.size_t, p1 **C.uint8_t, n1 *C.size_t) C.int) C.int {
+	o, rc := openCols(cols, k, 1, need0)
+	if rc != codeOK {
+		return rc
+	}
+	var p0, p1 *C.uint8_t
+	var n0, n1 C.size_t
+	if rc = read(&p0, &n0, &p1, &n1); rc != codeOK {
+		return rc
+	}
+	return o.row(view(p0, n0), view(p1, n1), nil)
+}
+
 // ptrs is scratch for the pointers of a batch answered by the pointer
 // calls, cleared before pooling (see manyScratch.release).
 var ptrs = sync.Pool{New: func() any { return new([]*C.uint8_t) }}
@@ -146,16 +161,9 @@ func drydb__copy_get_go(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.str
 	if rc = c.enter(h); rc != codeOK {
 		return rc
 	}
-	o, rc := openCols(val, 1, 1, true)
-	if rc != codeOK {
-		return rc
-	}
-	var p *C.uint8_t
-	var n C.size_t
-	if rc = tableGet(c.t, key, klen, &p, &n); rc != codeOK {
-		return rc
-	}
-	return o.row(view(p, n), nil, nil)
+	return copyOne(val, 1, true, func(p **C.uint8_t, n *C.size_t, _ **C.uint8_t, _ *C.size_t) C.int {
+		return tableGet(c.t, key, klen, p, n)
+	})
 }
 
 //export drydb__copy_get_many_go
@@ -240,16 +248,9 @@ func drydb__copy_at(h C.uintptr_t, row C.uint64_t, cols *C.struct_drydb__col) (r
 	if rc = c.enter(h); rc != codeOK {
 		return rc
 	}
-	o, rc := openCols(cols, 2, 1, false)
-	if rc != codeOK {
-		return rc
-	}
-	var kp, vp *C.uint8_t
-	var kl, vl C.size_t
-	if rc = drydb_at(h, row, &kp, &kl, &vp, &vl); rc != codeOK {
-		return rc
-	}
-	return o.row(view(kp, kl), view(vp, vl), nil)
+	return copyOne(cols, 2, false, func(kp **C.uint8_t, kl *C.size_t, vp **C.uint8_t, vl *C.size_t) C.int {
+		return drydb_at(h, row, kp, kl, vp, vl)
+	})
 }
 
 //export drydb__copy_index_get
@@ -261,16 +262,9 @@ func drydb__copy_index_get(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, cols 
 	}
 	defer x.d.leave()
 	defer debug.SetPanicOnFault(faults())
-	o, rc := openCols(cols, 2, 1, false)
-	if rc != codeOK {
-		return rc
-	}
-	var pp, vp *C.uint8_t
-	var pl, vl C.size_t
-	if rc = drydb_index_get(h, ikey, iklen, &pp, &pl, &vp, &vl); rc != codeOK {
-		return rc
-	}
-	return o.row(view(pp, pl), view(vp, vl), nil)
+	return copyOne(cols, 2, false, func(pp **C.uint8_t, pl *C.size_t, vp **C.uint8_t, vl *C.size_t) C.int {
+		return drydb_index_get(h, ikey, iklen, pp, pl, vp, vl)
+	})
 }
 
 //export drydb__copy_meta
@@ -282,16 +276,9 @@ func drydb__copy_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.struc
 	}
 	defer d.leave()
 	defer debug.SetPanicOnFault(faults())
-	o, rc := openCols(val, 1, 1, true)
-	if rc != codeOK {
-		return rc
-	}
-	var p *C.uint8_t
-	var n C.size_t
-	if rc = drydb_meta_get(h, key, klen, &p, &n); rc != codeOK {
-		return rc
-	}
-	return o.row(view(p, n), nil, nil)
+	return copyOne(val, 1, true, func(p **C.uint8_t, n *C.size_t, _ **C.uint8_t, _ *C.size_t) C.int {
+		return drydb_meta_get(h, key, klen, p, n)
+	})
 }
 
 //export drydb__copy_table_name
@@ -420,11 +407,7 @@ func drydb__copy_cursor_batch(h C.uintptr_t, reverse C.int, max C.size_t, cols *
 			if rc = o.row(k, pk, v); rc != codeOK {
 				break // the cursor stays on the row that did not fit
 			}
-			if reverse != 0 {
-				c.c.Prev()
-			} else {
-				c.c.Next()
-			}
+			c.step(reverse != 0)
 		}
 		if err := c.c.Err(); err != nil {
 			return fail(err)
@@ -469,11 +452,7 @@ func plainCopy(c *cursorObj, reverse bool, o *outCols) C.int {
 		return C.DRYDB__FULL
 	}
 	if got > 0 {
-		if reverse {
-			tc.Prev()
-		} else {
-			tc.Next()
-		}
+		c.step(reverse)
 	}
 	return codeOK
 }

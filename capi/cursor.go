@@ -285,6 +285,15 @@ func (c *cursorObj) begin(reverse bool) C.int {
 	return c.onEntry()
 }
 
+// step moves to the next entry of a walk (the previous one in reverse).
+func (c *cursorObj) step(reverse bool) {
+	if reverse {
+		c.c.Prev()
+	} else {
+		c.c.Next()
+	}
+}
+
 // move runs one positioning call on cursor h.
 func move(h C.uintptr_t, f func(c *cursorObj) bool) (rc C.int) {
 	defer guard(&rc)
@@ -541,11 +550,7 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 			}
 		}
 		got++
-		if reverse != 0 {
-			c.c.Prev()
-		} else {
-			c.c.Next()
-		}
+		c.step(reverse != 0)
 	}
 	if err := c.c.Err(); err != nil {
 		return fail(err)
@@ -622,11 +627,7 @@ func plainBatch(c *cursorObj, reverse bool, ks []*C.uint8_t, kl []C.size_t, vals
 		}
 	}
 	if got > 0 {
-		if reverse {
-			tc.Prev()
-		} else {
-			tc.Next()
-		}
+		c.step(reverse)
 	}
 	*n = C.size_t(got)
 	if got == 0 {
