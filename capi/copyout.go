@@ -89,28 +89,52 @@ func (o *outCols) row(a, b, c []byte) C.int {
 func (o *outCols) pairs(ks, vs [][]byte) int {
 	kb, kl, ku := o.buf[0], o.lens[0], o.used[0]
 	vb, vl, vu := o.buf[2], o.lens[2], o.used[2]
-	i, r := 0, o.n
-	for ; i < len(ks); i, r = i+1, r+1 {
-		k := ks[i]
-		if len(k) > len(kb)-ku || (vs != nil && len(vs[i]) > len(vb)-vu) {
+	// the rows that fit, their lengths written
+	m, r, kn, vn := 0, o.n, ku, vu
+	for ; m < len(ks); m, r = m+1, r+1 {
+		k := len(ks[m])
+		if k > len(kb)-kn {
 			break
 		}
-		ku += copy(kb[ku:], k)
-		kl[r] = C.size_t(len(k))
 		if vs != nil {
-			vu += copy(vb[vu:], vs[i])
-			vl[r] = C.size_t(len(vs[i]))
+			v := len(vs[m])
+			if v > len(vb)-vn {
+				break
+			}
+			vn += v
+			vl[r] = C.size_t(v)
+		}
+		kn += k
+		kl[r] = C.size_t(k)
+	}
+	// keys lying one after another in the file (an 8-byte-key leaf's) in
+	// one copy
+	for i := 0; i < m; {
+		p, n := unsafe.SliceData(ks[i]), len(ks[i])
+		j := i + 1
+		for n > 0 && j < m && len(ks[j]) > 0 && unsafe.SliceData(ks[j]) == (*byte)(unsafe.Add(unsafe.Pointer(p), n)) {
+			n += len(ks[j])
+			j++
+		}
+		if n > 0 {
+			ku += copy(kb[ku:], unsafe.Slice(p, n))
+		}
+		i = j
+	}
+	if vs != nil {
+		for _, v := range vs[:m] {
+			vu += copy(vb[vu:], v)
 		}
 	}
 	o.used[0], o.used[2], o.n = ku, vu, r
-	if i < len(ks) {
+	if m < len(ks) {
 		var v []byte
 		if vs != nil {
-			v = vs[i]
+			v = vs[m]
 		}
-		o.row(ks[i], nil, v) // does not fit either: records the lengths
+		o.row(ks[m], nil, v) // does not fit either: records the lengths
 	}
-	return i
+	return m
 }
 
 // view is the n bytes at p, as the pointer-returning calls give them.

@@ -74,11 +74,8 @@ namespace DryDB
             Marshal.FreeHGlobal((IntPtr)Cols);
         }
 
-        /// <summary>Column i's bytes.</summary>
+        /// <summary>Column i's bytes (its lengths: Cols[i].lens).</summary>
         internal byte* Buf(int i) { return Cols[i].buf; }
-
-        /// <summary>The length of column i's field of row r.</summary>
-        internal ulong Len(int i, int r) { return (ulong)lens[i * Rows + r]; }
 
         /// <summary>Which columns the next call fills.</summary>
         internal void Want(bool a, bool b, bool c)
@@ -96,7 +93,7 @@ namespace DryDB
             for (int i = 0; i < 3; i++)
             {
                 if (Cols[i].lens == null) continue;
-                ulong need = Len(i, r), cap = (ulong)Cols[i].cap;
+                ulong need = (ulong)Cols[i].lens[r], cap = (ulong)Cols[i].cap;
                 if (need <= cap) continue;
                 if (need > int.MaxValue) throw new OverflowException("drydb: a field of " + need + " bytes does not fit a byte[]");
                 Set(i, (int)Math.Max(need, Math.Min(2 * cap, int.MaxValue)));
@@ -116,15 +113,6 @@ namespace DryDB
             Marshal.FreeHGlobal((IntPtr)Cols[i].buf);
             Cols[i].buf = p;
             Cols[i].cap = (UIntPtr)cap;
-        }
-
-        /// <summary>A copy of n bytes at p as a new array (p: these buffers).</summary>
-        internal static byte[] ToArray(byte* p, ulong n)
-        {
-            if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
-            var r = new byte[(int)n];
-            if (n != 0) fixed (byte* d = r) Native.CopyBytes(p, d, (int)n);
-            return r;
         }
     }
 }

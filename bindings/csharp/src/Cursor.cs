@@ -323,7 +323,8 @@ namespace DryDB
             var d = h.Data;
             while ((rc = Native.drydb__copy_cursor_get(c, d.Cols)) == Native.FULL) d.GrowFor(0);
             if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
-            key = d.Buf(0); klen = (int)d.Len(0, 0); val = d.Buf(2); vlen = (int)d.Len(2, 0);
+            NativeCol* cols = d.Cols;
+            key = cols[0].buf; klen = (int)(ulong)cols[0].lens[0]; val = cols[2].buf; vlen = (int)(ulong)cols[2].lens[0];
             state = OnEntry;
             return true;
         }
@@ -398,7 +399,7 @@ namespace DryDB
                     int rc;
                     while ((rc = Native.drydb__copy_cursor_get(h.Raw, cb.Cols)) == Native.FULL) cb.GrowFor(0);
                     Native.Check(rc);
-                    var r = CopyBuffers.ToArray(cb.Buf(1), cb.Len(1, 0));
+                    var r = Native.Copy(cb.Buf(1), cb.Cols[1].lens[0]);
                     cb.Trim();
                     return r;
                 }

@@ -275,7 +275,7 @@ namespace DryDB
                 int rc;
                 fixed (byte* k = key)
                     while ((rc = Native.drydb__copy_meta(db, k, (UIntPtr)key.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
-                if (rc == Native.OK) { value = CopyBuffers.ToArray(cb.Buf(0), cb.Len(0, 0)); cb.Trim(); return true; }
+                if (rc == Native.OK) { value = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]); cb.Trim(); return true; }
                 value = null;
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);

@@ -65,8 +65,8 @@ namespace DryDB
                     while ((rc = Native.drydb__copy_index_get(ih, k, (UIntPtr)indexKey.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
                 if (rc == Native.OK)
                 {
-                    primaryKey = CopyBuffers.ToArray(cb.Buf(0), cb.Len(0, 0));
-                    value = CopyBuffers.ToArray(cb.Buf(1), cb.Len(1, 0));
+                    primaryKey = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]);
+                    value = Native.Copy(cb.Buf(1), cb.Cols[1].lens[0]);
                     cb.Trim();
                     return true;
                 }
@@ -203,12 +203,13 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 if (rc != Native.FULL) Native.Check(rc);
                 int c = (int)(ulong)n;
-                byte* k = cb.Buf(0), p = cb.Buf(1), v = cb.Buf(2);
+                NativeCol* cols = cb.Cols;
+                byte* k = cols[0].buf, p = cols[1].buf, v = cols[2].buf;
+                UIntPtr* kl = cols[0].lens, pl = cols[1].lens, vl = cols[2].lens;
                 for (int i = 0; i < c; i++)
                 {
-                    ulong kl = cb.Len(0, i), pl = cb.Len(1, i), vl = cb.Len(2, i);
-                    batch.Add(new IndexEntry(CopyBuffers.ToArray(k, kl), CopyBuffers.ToArray(p, pl), CopyBuffers.ToArray(v, vl)));
-                    k += kl; p += pl; v += vl;
+                    batch.Add(new IndexEntry(Native.Copy(k, kl[i]), Native.Copy(p, pl[i]), Native.Copy(v, vl[i])));
+                    k += (ulong)kl[i]; p += (ulong)pl[i]; v += (ulong)vl[i];
                 }
                 return c > 0;
             }

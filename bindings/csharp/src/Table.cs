@@ -121,7 +121,7 @@ namespace DryDB
                 rc = Native.drydb__copy_get(th, key, (UIntPtr)keyLength, &c);
                 if (rc == Native.OK)
                 {
-                    // CopyBuffers.ToArray written out (Mono 6.8 would not inline it)
+                    // Native.Copy written out (Mono 6.8 would not inline it)
                     ulong n = (ulong)vl;
                     byte* v = c.buf;
                     var r = new byte[(int)n];
@@ -306,7 +306,7 @@ namespace DryDB
                         keys += (long)(ulong)klens[done + i];
                         if (fnd[done + i] == 0) { values[at + done + i] = null; continue; }
                         // the copy written out here: Mono 6.8 inlines none of
-                        // CopyBuffers.ToArray's calls, which cost more than the copy
+                        // Native.Copy's calls, which cost more than the copy
                         ulong n = (ulong)vl[i];
                         var r = new byte[(int)n];
                         if (n - 8 <= 8)
@@ -592,8 +592,8 @@ namespace DryDB
                 while ((rc = Native.drydb__copy_at(th, (ulong)n, cb.Cols)) == Native.FULL) cb.GrowFor(0);
                 if (rc == Native.OK)
                 {
-                    key = CopyBuffers.ToArray(cb.Buf(0), cb.Len(0, 0));
-                    value = CopyBuffers.ToArray(cb.Buf(1), cb.Len(1, 0));
+                    key = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]);
+                    value = Native.Copy(cb.Buf(1), cb.Cols[1].lens[0]);
                     cb.Trim();
                     return true;
                 }
@@ -711,14 +711,15 @@ namespace DryDB
                 if (rc == Native.OK || rc == Native.FULL)
                 {
                     int c = (int)(ulong)n;
-                    byte* k = cb.Buf(0), v = cb.Buf(1);
+                    NativeCol* cols = cb.Cols;
+                    byte* k = cols[0].buf, v = cols[1].buf;
+                    UIntPtr* kl = cols[0].lens, vl = cols[1].lens;
                     byte[] key = null;
                     for (int i = 0; i < c; i++)
                     {
-                        ulong kl = cb.Len(0, i), vl = cb.Len(1, i);
-                        key = CopyBuffers.ToArray(k, kl);
-                        batch.Add(new KeyValuePair<byte[], byte[]>(key, CopyBuffers.ToArray(v, vl)));
-                        k += kl; v += vl;
+                        key = Native.Copy(k, kl[i]);
+                        batch.Add(new KeyValuePair<byte[], byte[]>(key, Native.Copy(v, vl[i])));
+                        k += (ulong)kl[i]; v += (ulong)vl[i];
                     }
                     // the range may go on after a full batch, or one cut short by the buffers
                     if (c == max || rc == Native.FULL) last = (byte[])key.Clone(); // the caller may change key
