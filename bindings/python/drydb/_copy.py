@@ -17,9 +17,9 @@ caller grows the buffer and asks again (see :meth:`Cols.grow_for`).
 from __future__ import annotations
 
 from ctypes import Structure, addressof, byref, c_char, c_size_t, c_void_p, sizeof
-from typing import Any, Dict, List, Tuple
+from typing import Any, List, Tuple
 
-__all__ = ["Col", "COL_SIZE", "FULL", "Cols", "take", "give", "call_row"]
+__all__ = ["Col", "COL_SIZE", "FULL", "Cols", "Row"]
 
 #: drydb_bindings.h's DRYDB__FULL: the row that did not fit is reported.
 FULL = -2
@@ -39,15 +39,17 @@ class Cols:
     """Columns for up to ``rows`` rows: ``ref`` (the struct array for the
     library), ``bufs[i]`` (a ``c_char`` array: slicing it gives ``bytes``),
     ``lens[i]`` (``c_size_t`` array). Columns not in ``want`` are passed with
-    NULL lengths (the library reads nothing for them)."""
+    NULL lengths (the library reads nothing for them). ``big``: a column grew
+    past what a pool keeps."""
 
-    __slots__ = ("cols", "ref", "bufs", "lens", "want")
+    __slots__ = ("cols", "ref", "bufs", "lens", "want", "big", "wanted")
 
     def __init__(self, rows: int, caps: Tuple[int, ...], want: Tuple[bool, ...]) -> None:
         k = len(caps)
         self.cols = (Col * k)()
         self.ref = byref(self.cols)
         self.want = want
+        self.big = False
         self.bufs: List[Any] = [None] * k
         self.lens: List[Any] = [(c_size_t * rows)() for _ in range(k)]
         for i in range(k):
@@ -60,6 +62,9 @@ class Cols:
         c.buf = addressof(b)
         c.cap = cap
         c.lens = addressof(self.lens[i]) if self.want[i] else None
+        self.big = self.big or cap > _KEEP
+        # the (buffer, lengths) of the wanted columns, for one-row answers
+        self.wanted = [(self.bufs[j], self.lens[j]) for j, w in enumerate(self.want) if w and self.bufs[j]]
 
     def grow_for(self, row: int, only: Any = None) -> None:
         """After FULL with no row at ``row`` reported: make every wanted
@@ -78,50 +83,32 @@ class Cols:
             for i, w in enumerate(want):
                 self.cols[i].lens = addressof(self.lens[i]) if w else None
 
-    def small(self) -> bool:
-        """Whether the buffers are small enough to keep in a pool."""
-        return all(c.cap <= _KEEP for c in self.cols)
 
-    def field(self, i: int) -> bytes:
-        """Column i of a one-row answer."""
-        return self.bufs[i][:self.lens[i][0]]
+class Row:
+    """Reads of one row with one shape (the columns wanted): a pool of
+    one-row Cols (list.pop and list.append are atomic under the GIL, so one
+    serves one call of one thread at a time)."""
 
+    __slots__ = ("want", "caps", "pool")
 
-# Pools of columns by shape (rows, caps, want): list.pop and list.append are
-# atomic under the GIL, so a Cols object serves one call of one thread at a
-# time.
-_pools: Dict[Tuple[int, Tuple[int, ...], Tuple[bool, ...]], List[Cols]] = {}
-_ROW_CAP = 4096
+    def __init__(self, *want: bool) -> None:
+        self.want = want
+        self.caps = (_ROW_CAP,) * len(want)
+        self.pool: List[Cols] = []
 
-
-def take(rows: int, caps: Tuple[int, ...], want: Tuple[bool, ...]) -> Cols:
-    """Columns of that shape, from the pool (give them back with :func:`give`)."""
-    try:
-        return _pools[(rows, caps, want)].pop()
-    except (KeyError, IndexError):
-        return Cols(rows, caps, want)
-
-
-def give(rows: int, caps: Tuple[int, ...], want: Tuple[bool, ...], c: Cols) -> None:
-    """Return columns taken with :func:`take`."""
-    pool = _pools.setdefault((rows, caps, want), [])
-    if len(pool) < 8 and c.small():
-        pool.append(c)
-
-
-def call_row(want: Tuple[bool, ...], fn: Any, *args: Any) -> Tuple[int, Any]:
-    """``fn(*args, cols)`` for a one-row answer, asked again with grown
-    buffers after FULL: (status, the wanted fields as bytes or None)."""
-    caps = (_ROW_CAP,) * len(want)
-    c = take(1, caps, want)
-    try:
-        while True:
-            rc = fn(*args, c.ref)
-            if rc != FULL:
-                break
+    def read(self, fn: Any, *args: Any) -> Tuple[int, Any]:
+        """``fn(*args, cols)``, asked again with grown buffers after FULL:
+        (status, the wanted fields as bytes, or None)."""
+        pool = self.pool
+        c = pool.pop() if pool else Cols(1, self.caps, self.want)
+        rc = fn(*args, c.ref)
+        while rc == FULL:
             c.grow_for(0)
-        if rc:
-            return rc, None
-        return 0, [c.field(i) if w else None for i, w in enumerate(want)]
-    finally:
-        give(1, caps, want, c)
+            rc = fn(*args, c.ref)
+        out = None if rc else [b[:n[0]] for b, n in c.wanted]
+        if not c.big and len(pool) < 8:
+            pool.append(c)
+        return rc, out
+
+
+_ROW_CAP = 4096

@@ -12,7 +12,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Tup
 
 from . import _fast
 from . import _lib as L
-from ._copy import FULL, call_row, give, take
+from ._copy import FULL, Cols, Row
 from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, TOOLARGE, ClosedError, Error,
                       TooLargeError)
 from .codecs import META_PREFIX, Codec, get_codec
@@ -28,13 +28,15 @@ _AUTO: Any = object()
 _DEFAULT_INCL = (True, False)
 _ViewWindow = c_ubyte * (1 << 62)
 _COMPRESSION_NAMES = {0: None, 1: "zstd", 2: "s2"}
-# One-row copy-out shapes (drydb/_copy.py): which columns a call fills
-_ONE = (True,)
-_PAIR = (True, True)
-_CUR_ROW = (True, False, True)  # key, (primary key), value
-_CUR_PK = (False, True, False)
-_IX_BATCH = (True, True, True)  # index key, primary key, value
+# One-row copy-out reads (drydb/_copy.py) by the columns they fill
+_ONE = Row(True)
+_PAIR = Row(True, True)
+_CUR_ROW = Row(True, False, True)  # key, (primary key), value
+_CUR_PK = Row(False, True, False)
+# Index scans' columns (index key, primary key, value), pooled by rows
+_IX_BATCH = (True, True, True)
 _IX_CAPS = (32 << 10, 32 << 10, 128 << 10)
+_ix_pools: Dict[int, List[Cols]] = {}
 
 
 def _name(b: bytes) -> str:
@@ -276,7 +278,7 @@ class Database:
             raise self._fail(rc, "table_count")
         out = []
         for i in range(s.n1.value):
-            rc, f = call_row(_ONE, L._copy_table_name, self._h, c_size_t(i))
+            rc, f = _ONE.read(L._copy_table_name, self._h, c_size_t(i))
             if rc:
                 raise self._fail(rc, "table_name")
             out.append(_name(f[0]))
@@ -337,7 +339,7 @@ class Database:
             key = key.encode("utf-8")
         if not isinstance(key, (bytes, bytearray)):
             raise TypeError("drydb: meta key must be bytes or str")
-        rc, f = call_row(_ONE, L._copy_meta, self._h, bytes(key), len(key))
+        rc, f = _ONE.read(L._copy_meta, self._h, bytes(key), len(key))
         if rc == 0:
             return f[0]
         if rc == NOTFOUND:
@@ -516,7 +518,7 @@ class Table(_Keyed):
             n += rows
         if n < 0 or n >= 1 << 64:
             raise IndexError("drydb: row number out of range")
-        rc, f = call_row(_PAIR, L._copy_at, self._h, c_uint64(n))
+        rc, f = _PAIR.read(L._copy_at, self._paths.harg, n if n < 1 << 31 else c_uint64(n))
         if rc == 0:
             return self._kdec(f[0]), (f[1] if self._vdec is None else self._vdec(f[1]))
         if rc == NOTFOUND:
@@ -619,7 +621,7 @@ class Table(_Keyed):
         out = []
         i = 0
         while True:
-            rc, f = call_row(_ONE, L._copy_index_name, self._h, c_size_t(i))
+            rc, f = _ONE.read(L._copy_index_name, self._h, c_size_t(i))
             if rc == NOTFOUND:  # past the last index
                 return out
             if rc:
@@ -653,6 +655,7 @@ class Index(_Keyed):
         self.table = table
         self.name = name
         self._h = h
+        self._harg = _fast.handle_arg(h.value)  # the cheapest handle argument (see _fast)
         info = L.IndexInfo()
         L.check(L.index_info(h, byref(info)), "index_info")
         self._info = info
@@ -684,7 +687,7 @@ class Index(_Keyed):
     def get(self, ikey: Any, default: Any = None) -> Any:
         """The first ``(primary_key, value)`` with index key ``ikey``, or ``default``."""
         k = self._key.encode(ikey)
-        rc, f = call_row(_PAIR, L._copy_index_get, self._h, k, len(k))
+        rc, f = _PAIR.read(L._copy_index_get, self._harg, k, len(k))
         if rc == 0:
             t = self.table
             return t._kdec(f[0]), (f[1] if t._vdec is None else t._vdec(f[1]))
@@ -741,7 +744,8 @@ class Index(_Keyed):
         maxarg = c_size_t(rows)
         try:
             while True:
-                c = take(rows, _IX_CAPS, _IX_BATCH)
+                pool = _ix_pools.setdefault(rows, [])
+                c = pool.pop() if pool else Cols(rows, _IX_CAPS, _IX_BATCH)
                 try:
                     while True:
                         rc = L._copy_cursor_batch(ch, rev, maxarg, c.ref, rn)
@@ -755,7 +759,8 @@ class Index(_Keyed):
                     m = n.value
                     iks, pks, vals = (fields(c.bufs[i], c.lens[i][:m]) for i in range(3))
                 finally:
-                    give(rows, _IX_CAPS, _IX_BATCH, c)
+                    if not c.big and len(pool) < 8:
+                        pool.append(c)
                 keys = [kdec(k) for k in pks]
                 if vdec is not None:
                     vals = [vdec(v) for v in vals]
@@ -857,12 +862,12 @@ class Cursor:
         return self._move(L.cursor_seek_row(self._h, c_uint64(n)), "seek_row")
 
     def _current(self) -> Tuple[bytes, bytes]:
-        rc, f = call_row(_CUR_ROW, L._copy_cursor_get, self._h)
+        rc, f = _CUR_ROW.read(L._copy_cursor_get, self._h)
         if rc == NOTFOUND:
             raise Error("drydb: cursor is not on an entry", NOTFOUND)
         if rc:
             raise self._db._fail(rc, "cursor get")
-        return f[0], f[2]
+        return f[0], f[1]
 
     @property
     def key(self) -> Any:
@@ -888,12 +893,12 @@ class Cursor:
         """Index cursors: the primary key of the current entry."""
         if self._index is None:
             raise TypeError("drydb: primary_key is for index cursors")
-        rc, f = call_row(_CUR_PK, L._copy_cursor_get, self._h)
+        rc, f = _CUR_PK.read(L._copy_cursor_get, self._h)
         if rc == NOTFOUND:
             raise Error("drydb: cursor is not on an entry", NOTFOUND)
         if rc:
             raise self._db._fail(rc, "cursor primary_key")
-        return self._table._kdec(f[1])
+        return self._table._kdec(f[0])
 
     def __iter__(self) -> Iterator[Tuple[Any, Any]]:
         while self.next():

@@ -73,7 +73,7 @@ from itertools import accumulate, chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _lib as L
-from ._copy import COL_SIZE, FULL, Cols, call_row
+from ._copy import COL_SIZE, FULL, Cols, Row
 from ._errors import CLOSED, NOTFOUND, ClosedError
 from .keys import KEY_BYTES, KEY_INT64, KEY_STRING, KEY_UINT64
 
@@ -98,7 +98,7 @@ _VCAP = 128 << 10
 _KEYS_ONLY = (True, False)
 _KEYS_VALUES = (True, True)
 _VALUES_COL = (1,)
-_ONE = (True,)
+_ONE = Row(True)
 _DEFAULT_INCL = (True, False)
 # drydb__get_word's results (capi/fast.h): an answer is below 2^63
 _WORD_TOP = 1 << 63
@@ -165,7 +165,7 @@ def _get_batch() -> _Batch:
 
 
 def _put_batch(b: _Batch) -> None:
-    if len(_batches) < 16 and b.c.small():
+    if len(_batches) < 16 and not b.c.big:
         _batches.append(b)
 
 
@@ -194,6 +194,7 @@ class TablePaths:
     ``range``, ``prefix`` are the closures; :meth:`kill` disables them.
     """
 
+    harg: Any  # the table handle as the cheapest ctypes argument
     get: Callable[..., Any]
     getitem: Callable[[Any], Any]
     contains: Callable[[Any], bool]
@@ -337,7 +338,7 @@ def _build(paths: TablePaths, t: Any) -> None:
         else:
             k = enc(key)
         if not view:
-            rc, f = call_row(_ONE, lcg, harg, k, len(k))
+            rc, f = _ONE.read(lcg, harg, k, len(k))
             if rc == 0:
                 return f[0] if vdec is None else vdec(f[0])
         else:
@@ -641,6 +642,7 @@ def _build(paths: TablePaths, t: Any) -> None:
         lo, lok, hi, hik = _prefix_bounds(encp(p))
         return _rows(batches(lo, lok, hi, hik, reverse, what))
 
+    paths.harg = harg
     paths.get = get
     paths.getitem = getitem
     paths.contains = contains
