@@ -191,9 +191,9 @@ func cname(s *C.char) (string, bool) {
 	return C.GoString(s), true
 }
 
-// nameOut checks the name and out-pointer of a call that makes a table or
+// builderName checks the name and out-pointer of a call that makes a table or
 // index builder.
-func nameOut(fn string, name *C.char, out *C.uintptr_t) (string, C.int) {
+func builderName(fn string, name *C.char, out *C.uintptr_t) (string, C.int) {
 	n, ok := cname(name)
 	if !ok || out == nil {
 		return "", failf(codeInvalid, "%s: NULL name or out", fn)
@@ -209,7 +209,7 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 		return rc
 	}
 	defer bo.unlock()
-	n, rc := nameOut("drydb_builder_table", name, out)
+	n, rc := builderName("drydb_builder_table", name, out)
 	if rc != codeOK {
 		return rc
 	}
@@ -251,7 +251,7 @@ func drydb_builder_merge_table(h C.uintptr_t, name *C.char, out *C.uintptr_t) (r
 		return rc
 	}
 	defer bo.unlock()
-	n, rc := nameOut("drydb_builder_merge_table", name, out)
+	n, rc := builderName("drydb_builder_merge_table", name, out)
 	if rc != codeOK {
 		return rc
 	}
@@ -277,7 +277,7 @@ func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) (r
 		return rc
 	}
 	defer t.bo.unlock()
-	n, rc := nameOut("drydb_builder_merge_index", name, out)
+	n, rc := builderName("drydb_builder_merge_index", name, out)
 	if rc != codeOK {
 		return rc
 	}
@@ -323,7 +323,7 @@ func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.in
 		return rc
 	}
 	defer t.bo.unlock()
-	n, rc := nameOut("drydb_builder_index", name, out)
+	n, rc := builderName("drydb_builder_index", name, out)
 	if rc != codeOK {
 		return rc
 	}

@@ -256,6 +256,46 @@ func (c *cursorObj) moved(ok bool) C.int {
 	return codeNotFound
 }
 
+// onEntry is codeOK when the cursor is on an entry. A step that failed (a
+// corrupt next page) leaves the cursor off any row with an error: that is
+// reported, never a silent end of the range; else codeNotFound.
+func (c *cursorObj) onEntry() C.int {
+	if c.c.Valid() {
+		return codeOK
+	}
+	if err := c.c.Err(); err != nil {
+		return fail(err)
+	}
+	return codeNotFound
+}
+
+// begin readies a batch: a fresh cursor goes to the first entry (the last
+// with reverse); codeOK when the batch starts on an entry.
+func (c *cursorObj) begin(reverse bool) C.int {
+	if c.fresh {
+		c.fresh = false
+		var ok bool
+		if reverse {
+			ok = c.c.Last()
+		} else {
+			ok = c.c.First()
+		}
+		if !ok {
+			return c.moved(false)
+		}
+	}
+	return c.onEntry()
+}
+
+// step moves to the next entry of a walk (the previous one in reverse).
+func (c *cursorObj) step(reverse bool) {
+	if reverse {
+		c.c.Prev()
+	} else {
+		c.c.Next()
+	}
+}
+
 // move runs one positioning call on cursor h. key, for seeks, points at the
 // key f seeks to; it is validated against the cursor's encoding first.
 func move(h C.uintptr_t, key *[]byte, f func(c *cursorObj) bool) (rc C.int) {
@@ -359,13 +399,8 @@ func drydb_cursor_get(h C.uintptr_t, key **C.uint8_t, klen *C.size_t, val **C.ui
 	if (key == nil) != (klen == nil) || (val == nil) != (vlen == nil) {
 		return failf(codeInvalid, "drydb_cursor_get: pointer and length out-pointers must both be NULL or both set")
 	}
-	if !c.c.Valid() {
-		// A step that failed (a corrupt next page) leaves the cursor off any
-		// row with an error: report it, never a silent end of the range.
-		if err := c.c.Err(); err != nil {
-			return fail(err)
-		}
-		return codeNotFound
+	if rc := c.onEntry(); rc != codeOK {
+		return rc
 	}
 	defer debug.SetPanicOnFault(faults())
 	c.get.n = 0
@@ -428,13 +463,8 @@ func drydb_cursor_primary_key(h C.uintptr_t, pk **C.uint8_t, pklen *C.size_t) (r
 	if pk == nil || pklen == nil {
 		return failf(codeInvalid, "drydb_cursor_primary_key: NULL out-pointer")
 	}
-	if !c.c.Valid() {
-		// A step that failed (a corrupt next page) leaves the cursor off any
-		// row with an error: report it, never a silent end of the range.
-		if err := c.c.Err(); err != nil {
-			return fail(err)
-		}
-		return codeNotFound
+	if rc := c.onEntry(); rc != codeOK {
+		return rc
 	}
 	defer debug.SetPanicOnFault(faults())
 	p := c.ic.PrimaryKey()
@@ -467,25 +497,8 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 	}
 	*n = 0
 	defer debug.SetPanicOnFault(faults())
-	if c.fresh {
-		c.fresh = false
-		var ok bool
-		if reverse != 0 {
-			ok = c.c.Last()
-		} else {
-			ok = c.c.First()
-		}
-		if !ok {
-			return c.moved(false)
-		}
-	}
-	if !c.c.Valid() {
-		// A step that failed (a corrupt next page) leaves the cursor off any
-		// row with an error: report it, never a silent end of the range.
-		if err := c.c.Err(); err != nil {
-			return fail(err)
-		}
-		return codeNotFound
+	if rc := c.begin(reverse != 0); rc != codeOK {
+		return rc
 	}
 	m := int(max)
 	ks, kl := unsafe.Slice(keys, m), unsafe.Slice(klens, m)
@@ -545,11 +558,7 @@ func nextBatch(h C.uintptr_t, reverse C.int, max C.size_t, keys **C.uint8_t, kle
 			}
 		}
 		got++
-		if reverse != 0 {
-			c.c.Prev()
-		} else {
-			c.c.Next()
-		}
+		c.step(reverse != 0)
 	}
 	if err := c.c.Err(); err != nil {
 		return fail(err)
@@ -626,11 +635,7 @@ func plainBatch(c *cursorObj, reverse bool, ks []*C.uint8_t, kl []C.size_t, vals
 		}
 	}
 	if got > 0 {
-		if reverse {
-			tc.Prev()
-		} else {
-			tc.Next()
-		}
+		c.step(reverse)
 	}
 	*n = C.size_t(got)
 	if got == 0 {

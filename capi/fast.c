@@ -253,6 +253,24 @@ static inline int stripe(void) {
         atomic_fetch_sub_explicit(&(ft)->active[s_].n, 1, memory_order_release); \
     } while (0)
 
+/* The reader protocol and the fault guard for copyout.c (fast.h), which
+ * copies what drydb_get and friends return while the table is held. */
+DRYDB__HIDDEN struct drydb__ft *drydb__fast_hold(uint64_t h, int *s) {
+    struct drydb__ft *ft = find(h);
+    if (ft == NULL) return NULL;
+    *s = stripe();
+    atomic_fetch_add(&ft->active[*s].n, 1); /* then check, as GUARDED */
+    if (atomic_load(&ft->handle) == h) return ft;
+    atomic_fetch_sub_explicit(&ft->active[*s].n, 1, memory_order_release);
+    return NULL;
+}
+
+DRYDB__HIDDEN void drydb__fast_release(struct drydb__ft *ft, int s) {
+    atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
+}
+
+DRYDB__HIDDEN void drydb__fault_arm(sigjmp_buf *jb) { fault_jmp = jb; }
+
 /* ---- reading pages (the layout is docs/FORMAT.md's) ---- */
 
 static inline uint16_t u16le(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
@@ -601,13 +619,21 @@ static inline int bound_key_ok(const struct drydb__ft *ft, const uint8_t *key, s
     return ft->kind == DRYDB_KEY_COMPOSITE ? composite_ok(ft, key, klen, 1) : key_ok(ft, key, klen);
 }
 
+/* drydb_get's answer in C (ft held, guard armed: GUARDED, or copyout.c),
+ * or FALLBACK for Go: also for every argument Go must report. */
+DRYDB__HIDDEN int drydb__fast_get(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
+                                  const uint8_t **val, size_t *vlen) {
+    if ((key == NULL && klen != 0) || klen > DRYDB_MAX_LEN || val == NULL || vlen == NULL || !key_ok(ft, key, klen))
+        return FALLBACK;
+    return lookup(ft, key ? key : drydb__empty, klen, val, vlen);
+}
+
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && val != NULL && vlen != NULL &&
-        key_ok(ft, key, klen)) {
+    if (ft != NULL) {
         int rc = FALLBACK;
-        GUARDED(ft, h, rc, rc = lookup(ft, key ? key : drydb__empty, klen, val, vlen));
+        GUARDED(ft, h, rc, rc = drydb__fast_get(ft, key, klen, val, vlen));
         if (rc != FALLBACK) return rc;
     }
     return drydb__get_go(h, key, klen, val, vlen);
@@ -632,53 +658,26 @@ static int many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const
     return DRYDB_OK;
 }
 
+/* drydb_get_many's answer in C, as drydb__fast_get's. */
+DRYDB__HIDDEN int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const size_t *klens,
+                                   const uint8_t **vals, size_t *vlens, uint8_t *found) {
+    if (n == 0 || n > DRYDB__MAX_BATCH || keys == NULL || klens == NULL || vals == NULL || vlens == NULL ||
+        found == NULL)
+        return FALLBACK;
+    return many(ft, n, keys, klens, vals, vlens, found);
+}
+
 EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
                           const uint8_t **vals, size_t *vlens, uint8_t *found) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && n > 0 && n <= DRYDB__MAX_BATCH && keys != NULL && klens != NULL && vals != NULL &&
-        vlens != NULL && found != NULL) {
+    if (ft != NULL) {
         int rc = FALLBACK;
-        GUARDED(ft, h, rc, rc = many(ft, n, keys, klens, vals, vlens, found));
+        GUARDED(ft, h, rc, rc = drydb__fast_many(ft, n, keys, klens, vals, vlens, found));
         if (rc != FALLBACK) return rc;
     }
     /* Go answers the whole batch (again), with every check and message. */
     return drydb__get_many_go(h, n, keys, klens, vals, vlens, found);
-}
-
-/* drydb__get_many_copy: drydb_get_many, then the values copied one after
- * another into buf (cap bytes), so that a binding makes its value objects
- * from one buffer (Python: one Struct.unpack_from for a batch of values of
- * one length) rather than from one pointer each. Returns drydb_get_many's
- * status, or DRYDB__NOT_COPIED when the values do not fit (or buf is NULL):
- * vals and vlens then hold drydb_get_many's answer, to be read in place.
- * Not in drydb.h: a binding's concern. A fault while copying (the file
- * truncated underneath) sends the batch to Go, which reports it. */
-EXPORT int drydb__get_many_copy(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
-                                const uint8_t **vals, size_t *vlens, uint8_t *found,
-                                uint8_t *buf, size_t cap) {
-    int rc = drydb_get_many(t, n, keys, klens, vals, vlens, found);
-    if (rc != DRYDB_OK) return rc;
-    if (buf == NULL) return DRYDB__NOT_COPIED;
-    size_t total = 0;
-    for (size_t i = 0; i < n; i++) {
-        total += vlens[i];
-        if (total > cap) return DRYDB__NOT_COPIED;
-    }
-    pthread_once(&guard_once, install_guard);
-    fault_buf jb;
-    if (fault_try(jb) != 0) {
-        rc = drydb__get_many_go((uint64_t)(uintptr_t)t, n, keys, klens, vals, vlens, found);
-        return rc == DRYDB_OK ? DRYDB__NOT_COPIED : rc;
-    }
-    fault_arm(jb);
-    uint8_t *o = buf;
-    for (size_t i = 0; i < n; i++) {
-        if (vlens[i] != 0) memcpy(o, vals[i], vlens[i]); /* missing: NULL */
-        o += vlens[i];
-    }
-    fault_disarm();
-    return DRYDB_OK;
 }
 
 /* rank: the number of keys < key, and whether key is present (the
@@ -807,62 +806,6 @@ static inline uint64_t get_word_int(drydb_table *t, int key, int kind) {
 
 EXPORT uint64_t drydb__get_word_i64(drydb_table *t, int key) { return get_word_int(t, key, DRYDB_KEY_INT64); }
 EXPORT uint64_t drydb__get_word_u64(drydb_table *t, int key) { return get_word_int(t, key, DRYDB_KEY_UINT64); }
-
-/* ---- Python objects for the Python binding ----
- *
- * ctypes turns a word into bytes in ~130 ns of Python arithmetic and
- * slicing; CPython's own PyBytes_FromStringAndSize does it in ~30. The
- * Python binding hands this library, once, the addresses of that function
- * and of Py_IncRef and two sentinel objects (drydb__py_init); the
- * drydb__py_get* functions then return a new reference: the value as
- * bytes, the MISSING sentinel, or the ASK sentinel (an error, or a value
- * the caller reads through drydb_get). The library does not link against
- * Python: the functions are only called through ctypes' PyDLL, with the GIL
- * held, and ctypes' py_object result takes the reference. A NULL result
- * (out of memory) carries Python's MemoryError. */
-typedef void *(*py_bytes_fn)(const char *, ptrdiff_t);
-typedef void (*py_incref_fn)(void *);
-static py_bytes_fn py_bytes;
-static py_incref_fn py_incref;
-static void *py_missing, *py_ask;
-
-EXPORT int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask) {
-    if (bytes_fn == NULL || incref_fn == NULL || missing == NULL || ask == NULL) return DRYDB_INVALID;
-    /* the same addresses on every call of one process (the binding calls
-     * it once per load); kept for the life of the process */
-    py_bytes = (py_bytes_fn)bytes_fn;
-    py_incref = (py_incref_fn)incref_fn;
-    py_missing = missing;
-    py_ask = ask;
-    return DRYDB_OK;
-}
-
-static void *py_answer(int rc, const uint8_t *v, size_t n) {
-    if (py_bytes == NULL) return NULL; /* never initialised: ctypes raises */
-    if (rc == DRYDB_OK && n <= (size_t)PTRDIFF_MAX) return py_bytes((const char *)v, (ptrdiff_t)n);
-    void *s = rc == DRYDB_NOTFOUND ? py_missing : py_ask;
-    py_incref(s);
-    return s;
-}
-
-EXPORT void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen) {
-    const uint8_t *v = NULL;
-    size_t n = 0;
-    int rc = drydb_get(t, key, klen, &v, &n);
-    return py_answer(rc, v, n);
-}
-
-static inline void *py_get_int(drydb_table *t, int key, int kind) {
-    uint8_t k[8];
-    const uint8_t *v = NULL;
-    size_t n = 0;
-    if (!int_key(k, key, kind)) return py_answer(DRYDB_BADKEY, NULL, 0);
-    int rc = drydb_get(t, k, 8, &v, &n);
-    return py_answer(rc, v, n);
-}
-
-EXPORT void *drydb__py_get_i64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_INT64); }
-EXPORT void *drydb__py_get_u64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_UINT64); }
 
 /* drydb__count_word: drydb_count with both bound kinds in one argument
  * (lokind | hikind << 4) and the count as the result, or DRYDB__WORD_ASK
@@ -1059,19 +1002,29 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
     }
 }
 
+/* drydb_range's answer in C, as drydb__fast_get's. */
+DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
+                                    const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
+                                    const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens,
+                                    size_t *n) {
+    if (n == NULL || keys == NULL || klens == NULL || (vals == NULL) != (vlens == NULL) ||
+        (flags & ~(uint32_t)DRYDB_REVERSE) != 0 || max > DRYDB__MAX_BATCH || !bound_ok(lo, lolen, lokind) ||
+        !bound_ok(hi, hilen, hikind) || !bound_key_ok(ft, lo, lolen, lokind) || !bound_key_ok(ft, hi, hilen, hikind))
+        return FALLBACK;
+    return range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys, klens, vals,
+                 vlens, n);
+}
+
 EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind,
                        const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
                        const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens, size_t *n) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
-        (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
-        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
-        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
+    if (ft != NULL) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc,
-                rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys,
-                           klens, vals, vlens, n));
+                rc = drydb__fast_range(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals,
+                                       vlens, n));
         if (rc != FALLBACK) return rc;
     }
     return drydb__range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n);

@@ -3,6 +3,7 @@
 #define DRYDB_FAST_H
 #include <stdint.h>
 #include <stddef.h>
+#include <setjmp.h>
 
 /* Bit layout of handles (handles.go takes its constants from here). */
 #define DRYDB__H_MAGIC       0xDull /* bits 60..63 */
@@ -15,8 +16,6 @@
 /* drydb__get_word / drydb__count_word results that are not answers */
 #define DRYDB__WORD_MISSING  (~0ull)
 #define DRYDB__WORD_ASK      (~0ull - 1)
-/* drydb__get_many_copy: the values did not fit the buffer (never a status) */
-#define DRYDB__NOT_COPIED    (-1)
 
 #define DRYDB__MAX_BATCH     ((size_t)1 << 24) /* drydb_get_many's n */
 
@@ -56,4 +55,27 @@ struct drydb__ft;
  * every call goes to Go). Close before the image is unmapped. */
 struct drydb__ft *drydb__fast_open(uint64_t handle, const struct drydb__layout *l);
 void drydb__fast_close(struct drydb__ft *ft);
+
+/* For copyout.c, which copies what a lookup found while the table is held.
+ * drydb__fast_hold makes the caller a reader of table handle h, as the
+ * fast path's own lookups are (closing the table waits for it), and
+ * returns the table's struct and the caller's stripe for
+ * drydb__fast_release; NULL when h has no fast path (compressed, closed,
+ * unknown). While drydb__fault_arm has set a jump buffer, a SIGBUS or
+ * SIGSEGV on this thread jumps there once (the guard then disarms itself);
+ * drydb__fault_arm(NULL) disarms it. The guard exists once a fast table has
+ * opened, so whenever a hold succeeded. drydb__fast_get, _many and _range
+ * answer as drydb_get, drydb_get_many and drydb_range do in C, for a held
+ * table with the guard armed, or return -1 for Go to answer (argument
+ * errors included). */
+struct drydb__ft *drydb__fast_hold(uint64_t h, int *stripe);
+void drydb__fast_release(struct drydb__ft *ft, int stripe);
+void drydb__fault_arm(sigjmp_buf *jb);
+int drydb__fast_get(const struct drydb__ft *ft, const uint8_t *key, size_t klen, const uint8_t **val,
+                    size_t *vlen);
+int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const size_t *klens,
+                     const uint8_t **vals, size_t *vlens, uint8_t *found);
+int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                      size_t hilen, int hikind, uint32_t flags, size_t max, const uint8_t **keys, size_t *klens,
+                      const uint8_t **vals, size_t *vlens, size_t *n);
 #endif

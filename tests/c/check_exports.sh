@@ -1,9 +1,10 @@
 #!/bin/sh
 # The functions declared in include/drydb.h are exactly the drydb_ functions
 # libdrydb.so exports (static inline key helpers and drydb__ internals
-# excluded), nothing else is exported (capi/exports.map keeps cgo's _cgo_*
-# glue and the Go runtime inside), and the cgo-generated header is not next
-# to the library.
+# excluded), the bindings' drydb__ functions exactly those declared in the
+# private headers capi/drydb_bindings.h and capi/drydb_columnar.h, nothing
+# else is exported (capi/exports.map keeps cgo's _cgo_* glue and the Go
+# runtime inside), and the cgo-generated header is not next to the library.
 # A Windows DLL's exports are read from its export table (objdump -p); NM
 # and OBJDUMP name the target's tools when cross-building.
 set -eu
@@ -27,6 +28,13 @@ if ! diff -u "$tmp.hdr" "$tmp.lib"; then
     echo "header (-) and exports (+) differ" >&2
     exit 1
 fi
+capi=$(dirname "$0")/../../capi
+grep '^drydb__' "$tmp.all" | grep -v '_go$' | sort -u > "$tmp.blib"
+cat "$capi"/drydb_bindings.h "$capi"/drydb_columnar.h | grep -oE 'drydb__[a-z0-9_]+\(' | tr -d '(' | sort -u > "$tmp.bhdr"
+if ! diff -u "$tmp.bhdr" "$tmp.blib"; then
+    echo "capi's private headers (-) and the drydb__ exports (+) differ" >&2
+    exit 1
+fi
 others=$(grep -v '^drydb_' "$tmp.all" || true)
 if [ -n "$others" ]; then
     echo "libdrydb.so exports symbols outside drydb_*:" $others >&2
@@ -45,4 +53,4 @@ if [ -e "$(dirname "$lib")/libdrydb.h" ]; then
     echo "the cgo-generated header $(dirname "$lib")/libdrydb.h must not be shipped" >&2
     exit 1
 fi
-echo "exports: $n functions match the header"
+echo "exports: $n functions match the header, $(wc -l < "$tmp.bhdr") the bindings' headers"

@@ -8,22 +8,14 @@
  * first touched), the second runs warm. Tables cover both page layouts
  * (8-byte key arrays and slotted pages), small pages (deep trees), empty
  * keys and values, overflow values, non-ASCII string keys, a compressed
- * table (Go only) and an empty table. */
+ * table (Go only) and an empty table. The bindings' copy-out calls of the
+ * same reads (drydb_bindings.h) answer the same, in buffers of random
+ * sizes. */
 #include "testutil.h"
 
-/* The one-word answers for bindings (capi/fast.c, not in drydb.h). */
-uint64_t drydb__get_word(drydb_table *t, const uint8_t *key, size_t klen);
-uint64_t drydb__get_word_i64(drydb_table *t, int key);
-uint64_t drydb__get_word_u64(drydb_table *t, int key);
-uint64_t drydb__count_word(drydb_table *t, const uint8_t *lo, size_t lolen,
-                           const uint8_t *hi, size_t hilen, unsigned kinds);
-uint64_t drydb__count_word_i64(drydb_table *t, int lo, int hi, unsigned kinds);
-uint64_t drydb__count_word_u64(drydb_table *t, int lo, int hi, unsigned kinds);
-int drydb__get_many_copy(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
-                         const uint8_t **vals, size_t *vlens, uint8_t *found, uint8_t *buf, size_t cap);
-int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask);
-void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
-void *drydb__py_get_i64(drydb_table *t, int key);
+/* the bindings' calls (not in drydb.h) */
+#include "../../capi/drydb_bindings.h"
+
 #define WORD_MISSING (~0ull)
 #define WORD_ASK (~0ull - 1)
 
@@ -235,6 +227,55 @@ static void check_against_cursor(drydb_table *tt, const struct table *t) {
     OK(drydb_cursor_close(c));
 }
 
+/* drydb__copy_range's walk of a range (bounds as drydb_range's; back:
+ * descending) in buffers starting at cap bytes, continued with the last key
+ * read as an exclusive bound after a full batch or DRYDB__FULL, and the
+ * buffers grown when not even one row fits: the rows first.. (count of
+ * them) of t, in walk order. */
+static void copy_walk(drydb_table *tt, const struct table *t, const uint8_t *lo0, size_t ll, int lk,
+                      const uint8_t *hi0, size_t hl, int hk, int back, int with_vals, size_t first,
+                      size_t count, size_t cap, size_t max) {
+    uint8_t lo[MAXK] = {0}, hi[MAXK] = {0};
+    memcpy(lo, lo0, ll);
+    memcpy(hi, hi0, hl);
+    size_t kcap = cap, vcap = cap, kl[1000], vl[1000], n, got = 0;
+    uint8_t *kb = malloc(kcap + 1), *vb = malloc(vcap + 1);
+    for (;;) {
+        struct drydb__col cols[2] = {{kb, kcap, kl}, {vb, vcap, with_vals ? vl : NULL}};
+        int rc = drydb__copy_range(tt, lo, ll, lk, hi, hl, hk, back ? DRYDB_REVERSE : 0, max, cols, &n);
+        CHECK(rc == DRYDB_OK || rc == DRYDB__FULL);
+        CHECK(n <= max && got + n <= count);
+        size_t ko = 0, vo = 0;
+        for (size_t j = 0; j < n; j++, got++) {
+            const struct row *r = &t->rows[back ? first + count - 1 - got : first + got];
+            CHECK(cmp(kb + ko, kl[j], r->k, r->kl) == 0);
+            ko += kl[j];
+            if (with_vals) {
+                CHECK(vl[j] == r->vl && (r->vl == 0 || memcmp(vb + vo, r->v, r->vl) == 0));
+                vo += vl[j];
+            }
+        }
+        if (rc == DRYDB_OK && n < max) break; /* the range ended */
+        if (n == 0) { /* not one row fits: the lengths of the next say how much */
+            CHECK(rc == DRYDB__FULL && (kl[0] > kcap || (with_vals && vl[0] > vcap)));
+            if (kl[0] > kcap) kb = realloc(kb, (kcap = kl[0]) + 1);
+            if (with_vals && vl[0] > vcap) vb = realloc(vb, (vcap = vl[0]) + 1);
+            continue;
+        }
+        const uint8_t *last = kb + ko - kl[n - 1];
+        if (back) {
+            memcpy(hi, last, hl = kl[n - 1]);
+            hk = DRYDB_EXCLUSIVE;
+        } else {
+            memcpy(lo, last, ll = kl[n - 1]);
+            lk = DRYDB_EXCLUSIVE;
+        }
+    }
+    CHECK(got == count);
+    free(kb);
+    free(vb);
+}
+
 static void questions(drydb_table *tt, const struct table *t) {
     enum { Q = 150, MAXB = 64 };
     const uint8_t *ks[1000], *vs[1000];
@@ -283,6 +324,11 @@ static void questions(drydb_table *tt, const struct table *t) {
                 CHECK(cmp(ks[j], kls[j], r->k, r->kl) == 0);
                 if (with_vals) CHECK(vls[j] == r->vl && (r->vl == 0 || memcmp(vs[j], r->v, r->vl) == 0));
             }
+            /* buffers that hold a few rows, many, or not even one (small
+             * ones on short ranges: each row costs a call there) */
+            size_t caps[] = {1 << 16, 2000, 7, 0};
+            size_t cap = caps[rnd() % (count < 40 ? 4 : 2)];
+            copy_walk(tt, t, lo, ll, lk, hi, hl, hk, back, with_vals, first, count, cap, max);
         }
         /* rank and get of a key of the table and of a random one */
         for (int w = 0; w < 2; w++) {
@@ -312,6 +358,18 @@ static void questions(drydb_table *tt, const struct table *t) {
                 CHECK(rc == DRYDB_NOTFOUND);
             } else {
                 CHECK(rc == DRYDB_OK && vl == t->rows[at].vl && (vl == 0 || memcmp(v, t->rows[at].v, vl) == 0));
+            }
+            /* copied: into a buffer that holds it, or FULL with the length */
+            uint8_t gb[MAXV];
+            size_t gl = 0, cap = rnd() % 2 ? sizeof gb : vl / 2;
+            struct drydb__col gc = {gb, cap, &gl};
+            int crc = drydb__copy_get(tt, k, kl, &gc);
+            if (rc != DRYDB_OK) {
+                CHECK(crc == rc);
+            } else if (vl > cap) {
+                CHECK(crc == DRYDB__FULL && gl == vl);
+            } else {
+                CHECK(crc == DRYDB_OK && gl == vl && (vl == 0 || memcmp(gb, t->rows[at].v, vl) == 0));
             }
         }
         /* a batch of table keys and random ones */
@@ -345,24 +403,35 @@ static void questions(drydb_table *tt, const struct table *t) {
                 CHECK(found[j] && bvl[j] == r->vl && (r->vl == 0 || memcmp(bv[j], r->v, r->vl) == 0));
             }
         }
-        /* the same batch copied into one buffer, or handed back when it
-         * does not fit */
-        static uint8_t cbuf[MAXB * MAXV];
+        /* the same batch copied, into a buffer of random size: continued
+         * after DRYDB__FULL from the first key not answered, the buffer
+         * grown when not one value fits */
         size_t total = 0;
         for (size_t j = 0; j < nb; j++) total += want[j] == t->n ? 0 : t->rows[want[j]].vl;
-        size_t cap = rnd() % 2 ? sizeof cbuf : total / 2;
-        rc = drydb__get_many_copy(tt, nb, keys, klens, bv, bvl, found, cbuf, cap);
-        CHECK(rc == (total <= cap ? DRYDB_OK : -1));
-        for (size_t j = 0, o = 0; j < nb; j++) {
-            if (want[j] == t->n) {
-                CHECK(!found[j] && bvl[j] == 0);
-                continue;
+        size_t cap = rnd() % 2 ? total : total / 2, cl[MAXB], done = 0, koff = 0;
+        uint8_t *cb = malloc(cap + 1);
+        while (done < nb) {
+            struct drydb__col c = {cb, cap, cl};
+            size_t d;
+            rc = drydb__copy_get_many(tt, nb - done, keys + koff, klens + done, &c, found + done, &d);
+            CHECK(rc == DRYDB_OK || rc == DRYDB__FULL);
+            CHECK(d <= nb - done && (rc == DRYDB__FULL || d == nb - done));
+            for (size_t j = 0, o = 0; j < d; j++, done++) {
+                koff += klens[done];
+                if (want[done] == t->n) {
+                    CHECK(!found[done] && cl[j] == 0);
+                    continue;
+                }
+                const struct row *r = &t->rows[want[done]];
+                CHECK(found[done] && cl[j] == r->vl && (r->vl == 0 || memcmp(cb + o, r->v, r->vl) == 0));
+                o += cl[j];
             }
-            const struct row *r = &t->rows[want[j]];
-            const uint8_t *v = rc == DRYDB_OK ? cbuf + o : bv[j];
-            CHECK(found[j] && bvl[j] == r->vl && (r->vl == 0 || memcmp(v, r->v, r->vl) == 0));
-            o += bvl[j];
+            if (d == 0) {
+                CHECK(cl[0] > cap);
+                cb = realloc(cb, (cap = cl[0]) + 1);
+            }
         }
+        free(cb);
     }
 }
 
@@ -412,10 +481,16 @@ static void int_words(drydb_table *tt, int kind) {
 
 /* drydb__py_get* with stand-ins for CPython's functions: what the Python
  * binding gets, checked against drydb_get. */
-struct fake_bytes { const char *p; ptrdiff_t n; };
+struct fake_bytes { char *p; ptrdiff_t n; };
 static struct fake_bytes made;
 static int missing_obj, ask_obj, increfs;
-static void *fake_bytes(const char *p, ptrdiff_t n) { made.p = p; made.n = n; return &made; }
+static void *fake_bytes(const char *p, ptrdiff_t n) { /* copies, as PyBytes_FromStringAndSize */
+    free(made.p);
+    made.p = malloc((size_t)n + 1);
+    memcpy(made.p, p, (size_t)n);
+    made.n = n;
+    return &made;
+}
 static void fake_incref(void *o) { (void)o; increfs++; }
 
 static void py_paths(drydb_table *tt, const struct table *t) {
@@ -520,6 +595,7 @@ int main(void) {
         }
     }
     free(path);
+    free(made.p);
     printf("test_fast: ok\n");
     return 0;
 }

@@ -5,13 +5,14 @@ using System.Threading;
 
 namespace DryDB
 {
-    /// <summary>Owns a drydb_cursor and a reference on its database, so memory
-    /// the cursor exposes stays mapped until the cursor is disposed (or
-    /// finalized), even if the database is disposed first.</summary>
+    /// <summary>Owns a drydb_cursor, the buffers the library copies its entries
+    /// into (the memory the cursor exposes: never the mapped file) and a
+    /// reference on its database, so the native cursor outlives no database.</summary>
     internal sealed unsafe class CursorHandle : SafeHandle
     {
         internal DatabaseHandle Db;
-        internal IntPtr Batch; // unmanaged arrays for drydb_cursor_next_batch
+        internal IntPtr Batch; // unmanaged pointer arrays of the read-ahead batch
+        internal CopyBuffers Data; // the entries: keys in column 0, values in 2
 
         internal CursorHandle() : base(IntPtr.Zero, true) { }
         public override bool IsInvalid { get { return handle == IntPtr.Zero; } }
@@ -22,6 +23,7 @@ namespace DryDB
         {
             Native.drydb_cursor_close(handle); // DRYDB_OK, or CLOSED if the database went first
             if (Batch != IntPtr.Zero) { Marshal.FreeHGlobal(Batch); Batch = IntPtr.Zero; }
+            if (Data != null) { Data.Free(); Data = null; }
             if (Db != null) Db.DangerousRelease();
             return true;
         }
@@ -29,12 +31,15 @@ namespace DryDB
 
     /// <summary>A cursor over a table (or an index) range. It starts
     /// unpositioned: <see cref="Next"/> goes to the first entry, <see cref="Prev"/>
-    /// to the last. The current key and value are available without copying
-    /// (<see cref="KeyPointer"/>/<see cref="KeyLength"/>, and
+    /// to the last. The current key and value are available without another
+    /// copy (<see cref="KeyPointer"/>/<see cref="KeyLength"/>, and
     /// <c>ReadOnlySpan&lt;byte&gt;</c> on .NET), valid until the cursor moves or
-    /// is disposed. Table cursors read ahead in batches, so a forward walk costs
-    /// about one crossing per 64 rows. A cursor belongs to one thread at a time;
-    /// using it from two threads at once throws InvalidOperationException.</summary>
+    /// is disposed: they point into the cursor's own buffers, which the library
+    /// fills inside its calls, never into the mapped file, so a file truncated
+    /// underneath gives DryDBException (Status.Corrupt), never a crash. Table
+    /// cursors read ahead in batches, so a forward walk costs about one crossing
+    /// per 64 rows. A cursor belongs to one thread at a time; using it from two
+    /// threads at once throws InvalidOperationException.</summary>
     public sealed unsafe class Cursor : IDisposable
     {
         const int MaxBatch = 64;
@@ -70,6 +75,8 @@ namespace DryDB
             {
                 db.AddCursorRef(ref added);
                 if (!isIndex) h.Batch = Marshal.AllocHGlobal(32 * MaxBatch);
+                h.Data = new CopyBuffers();
+                h.Data.Want(true, false, true);
                 IntPtr raw = open();
                 h.Db = db.Handle; // the reference taken above now belongs to the cursor
                 h.Set(raw);
@@ -81,6 +88,7 @@ namespace DryDB
                 if (added)
                 {
                     if (h.Batch != IntPtr.Zero) { Marshal.FreeHGlobal(h.Batch); h.Batch = IntPtr.Zero; }
+                    if (h.Data != null) { h.Data.Free(); h.Data = null; }
                     db.Handle.DangerousRelease();
                 }
             }
@@ -184,32 +192,69 @@ namespace DryDB
             finally { Exit(); }
         }
 
-        // One drydb_cursor_next_batch into the caller's arrays. skipFirst: the
-        // native cursor is on the current entry, which the batch starts with and
-        // which is dropped (shifted out).
+        // Entries into the caller's arrays (pointers into the cursor's buffers).
+        // skipFirst: the native cursor is on the current entry, which the batch
+        // starts with and which is dropped (shifted out).
         int NativeBatch(int max, bool skipFirst, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
         {
+            for (;;)
+            {
+                bool full;
+                if (skipFirst && max == 1)
+                {
+                    if (CopyBatch(2, bk, bkl, bv, bvl, out full) >= 2)
+                    {
+                        keys[0] = bk[1]; keyLengths[0] = bkl[1]; values[0] = bv[1]; valueLengths[0] = bvl[1];
+                        return 1;
+                    }
+                }
+                else
+                {
+                    int c = CopyBatch(Math.Min(max, CopyBuffers.Rows), keys, keyLengths, values, valueLengths, out full);
+                    if (!skipFirst) return c;
+                    if (c > 1)
+                    {
+                        for (int i = 1; i < c; i++)
+                        {
+                            keys[i - 1] = keys[i]; keyLengths[i - 1] = keyLengths[i];
+                            values[i - 1] = values[i]; valueLengths[i - 1] = valueLengths[i];
+                        }
+                        return c - 1;
+                    }
+                }
+                // Only the current entry came back: the end, unless the buffers
+                // stopped the batch after it (the native cursor is then on the next).
+                if (!full) return 0;
+                skipFirst = false;
+            }
+        }
+
+        // One drydb__copy_cursor_batch of up to max (<= CopyBuffers.Rows) entries
+        // into the cursor's buffers, grown when not even one fits; their pointers
+        // and lengths into the arrays given. Returns how many (0: none left). full:
+        // the buffers filled first; the native cursor is on the entry after them
+        // (as after a whole batch).
+        int CopyBatch(int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths, out bool full)
+        {
+            var d = h.Data;
             UIntPtr n;
             int rc;
-            if (skipFirst && max == 1)
-            {
-                rc = Native.drydb_cursor_next_batch(h.Raw, 0, (UIntPtr)2, bk, bkl, bv, bvl, &n);
-                if (rc == Native.NOTFOUND || (rc == Native.OK && (ulong)n < 2)) return 0;
-                if (rc != Native.OK) { bn = 0; state = AtEnd; Clear(); throw Native.Error(rc); }
-                keys[0] = bk[1]; keyLengths[0] = bkl[1]; values[0] = bv[1]; valueLengths[0] = bvl[1];
-                return 1;
-            }
-            rc = Native.drydb_cursor_next_batch(h.Raw, 0, (UIntPtr)max, keys, keyLengths, values, valueLengths, &n);
+            while ((rc = Native.drydb__copy_cursor_batch(h.Raw, 0, (UIntPtr)max, d.Cols, &n)) == Native.FULL && (ulong)n == 0)
+                d.GrowFor(0);
+            full = rc == Native.FULL;
             if (rc == Native.NOTFOUND) return 0;
-            if (rc != Native.OK) { bn = 0; state = AtEnd; Clear(); throw Native.Error(rc); }
+            if (rc != Native.OK && !full) { bn = 0; state = AtEnd; Clear(); throw Native.Error(rc); }
             int c = (int)(ulong)n;
-            if (!skipFirst) return c;
-            for (int i = 1; i < c; i++)
+            NativeCol* cols = d.Cols;
+            byte* k = cols[0].buf, v = cols[2].buf;
+            UIntPtr* kls = cols[0].lens, vls = cols[2].lens;
+            for (int i = 0; i < c; i++)
             {
-                keys[i - 1] = keys[i]; keyLengths[i - 1] = keyLengths[i];
-                values[i - 1] = values[i]; valueLengths[i - 1] = valueLengths[i];
+                UIntPtr kl = kls[i], vl = vls[i];
+                keys[i] = k; keyLengths[i] = kl; values[i] = v; valueLengths[i] = vl;
+                k += (ulong)kl; v += (ulong)vl;
             }
-            return c - 1;
+            return c;
         }
 
         /// <summary>Moves to the previous entry (the last one on a fresh cursor).</summary>
@@ -275,10 +320,11 @@ namespace DryDB
             }
             if (rc == Native.NOTFOUND) { state = AtEnd; Clear(); return false; }
             if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
-            byte* kp, vp; UIntPtr kln, vln;
-            rc = Native.drydb_cursor_get(c, &kp, &kln, &vp, &vln);
+            var d = h.Data;
+            while ((rc = Native.drydb__copy_cursor_get(c, d.Cols)) == Native.FULL) d.GrowFor(0);
             if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
-            key = kp; klen = (int)(ulong)kln; val = vp; vlen = (int)(ulong)vln;
+            NativeCol* cols = d.Cols;
+            key = cols[0].buf; klen = (int)(ulong)cols[0].lens[0]; val = cols[2].buf; vlen = (int)(ulong)cols[2].lens[0];
             state = OnEntry;
             return true;
         }
@@ -289,18 +335,23 @@ namespace DryDB
         {
             int max = nextBatch;
             if (nextBatch < MaxBatch) nextBatch *= 2;
-            UIntPtr n;
-            int rc = Native.drydb_cursor_next_batch(h.Raw, 0, (UIntPtr)max, bk, bkl, bv, bvl, &n);
-            bn = 0;
-            if (rc == Native.NOTFOUND) { state = AtEnd; Clear(); return false; }
-            if (rc != Native.OK) { state = AtEnd; Clear(); throw Native.Error(rc); }
-            int c = (int)(ulong)n;
-            int start = skipFirst ? 1 : 0;
-            if (c <= start) { state = AtEnd; Clear(); return false; }
-            bn = c; bi = start;
-            FromBatch();
-            state = OnEntry;
-            return true;
+            for (;;)
+            {
+                bool full;
+                int c = CopyBatch(max, bk, bkl, bv, bvl, out full);
+                bn = 0;
+                int start = skipFirst ? 1 : 0;
+                if (c > start)
+                {
+                    bn = c; bi = start;
+                    FromBatch();
+                    state = OnEntry;
+                    return true;
+                }
+                // only the current entry, and the buffers stopped the batch after it
+                if (!full) { state = AtEnd; Clear(); return false; }
+                skipFirst = false;
+            }
         }
 
         void FromBatch()
@@ -343,9 +394,14 @@ namespace DryDB
                 try
                 {
                     if (state != OnEntry) throw new InvalidOperationException("the cursor is not on an entry");
-                    byte* p; UIntPtr pl;
-                    Native.Check(Native.drydb_cursor_primary_key(h.Raw, &p, &pl));
-                    return Native.Copy(p, pl);
+                    var cb = CopyBuffers.Current;
+                    cb.Want(false, true, false);
+                    int rc;
+                    while ((rc = Native.drydb__copy_cursor_get(h.Raw, cb.Cols)) == Native.FULL) cb.GrowFor(0);
+                    Native.Check(rc);
+                    var r = Native.Copy(cb.Buf(1), cb.Cols[1].lens[0]);
+                    cb.Trim();
+                    return r;
                 }
                 finally { Exit(); }
             }

@@ -270,10 +270,12 @@ namespace DryDB
             try
             {
                 IntPtr db = AddRef(ref added);
-                byte* v; UIntPtr vl;
+                var cb = CopyBuffers.Current;
+                cb.Want(true, false, false);
                 int rc;
-                fixed (byte* k = key) rc = Native.drydb_meta_get(db, k, (UIntPtr)key.Length, &v, &vl);
-                if (rc == Native.OK) { value = Native.Copy(v, vl); return true; }
+                fixed (byte* k = key)
+                    while ((rc = Native.drydb__copy_meta(db, k, (UIntPtr)key.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
+                if (rc == Native.OK) { value = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]); cb.Trim(); return true; }
                 value = null;
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);

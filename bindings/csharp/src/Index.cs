@@ -58,10 +58,18 @@ namespace DryDB
             try
             {
                 db.AddRef(ref added);
-                byte* pk, v; UIntPtr pkl, vl;
+                var cb = CopyBuffers.Current;
+                cb.Want(true, true, false);
                 int rc;
-                fixed (byte* k = indexKey) rc = Native.drydb_index_get(ih, k, (UIntPtr)indexKey.Length, &pk, &pkl, &v, &vl);
-                if (rc == Native.OK) { primaryKey = Native.Copy(pk, pkl); value = Native.Copy(v, vl); return true; }
+                fixed (byte* k = indexKey)
+                    while ((rc = Native.drydb__copy_index_get(ih, k, (UIntPtr)indexKey.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
+                if (rc == Native.OK)
+                {
+                    primaryKey = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]);
+                    value = Native.Copy(cb.Buf(1), cb.Cols[1].lens[0]);
+                    cb.Trim();
+                    return true;
+                }
                 primaryKey = value = null;
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
@@ -175,30 +183,37 @@ namespace DryDB
             finally { if (added) db.Release(); }
         }
 
+        // One drydb__copy_cursor_batch (more when not one entry fits the
+        // buffers, which then grow): index keys, primary keys and values copied
+        // by the library into CopyBuffers, and into arrays from there.
         bool Fill(IntPtr cur, bool reverse, List<IndexEntry> batch)
         {
             batch.Clear();
-            const int B = Table.BatchSize;
-            byte** ks = stackalloc byte*[B];
-            byte** ps = stackalloc byte*[B];
-            byte** vs = stackalloc byte*[B];
-            UIntPtr* kls = stackalloc UIntPtr[B];
-            UIntPtr* pls = stackalloc UIntPtr[B];
-            UIntPtr* vls = stackalloc UIntPtr[B];
             bool added = false;
+            var cb = CopyBuffers.Current;
             try
             {
                 db.AddRef(ref added);
+                cb.Want(true, true, true);
                 UIntPtr n;
-                int rc = Native.drydb_index_cursor_next_batch(cur, reverse ? 1 : 0, (UIntPtr)B, ks, kls, ps, pls, vs, vls, &n);
+                int rc;
+                while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)Table.BatchSize, cb.Cols, &n)) == Native.FULL
+                       && (ulong)n == 0)
+                    cb.GrowFor(0);
                 if (rc == Native.NOTFOUND) return false;
-                Native.Check(rc);
+                if (rc != Native.FULL) Native.Check(rc);
                 int c = (int)(ulong)n;
+                NativeCol* cols = cb.Cols;
+                byte* k = cols[0].buf, p = cols[1].buf, v = cols[2].buf;
+                UIntPtr* kl = cols[0].lens, pl = cols[1].lens, vl = cols[2].lens;
                 for (int i = 0; i < c; i++)
-                    batch.Add(new IndexEntry(Native.Copy(ks[i], kls[i]), Native.Copy(ps[i], pls[i]), Native.Copy(vs[i], vls[i])));
+                {
+                    batch.Add(new IndexEntry(Native.Copy(k, kl[i]), Native.Copy(p, pl[i]), Native.Copy(v, vl[i])));
+                    k += (ulong)kl[i]; p += (ulong)pl[i]; v += (ulong)vl[i];
+                }
                 return c > 0;
             }
-            finally { if (added) db.Release(); }
+            finally { if (added) db.Release(); cb.Trim(); }
         }
 
         // ------------------------------------------------------------ cursors

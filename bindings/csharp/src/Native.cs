@@ -69,6 +69,9 @@ namespace DryDB
         internal const int MajorVersion = 0;
 
         internal const int OK = 0, NOTFOUND = 1, INVALID = 2, CLOSED = 3, BADHANDLE = 4;
+        // drydb_bindings.h's DRYDB__FULL: a copy-out call's buffer could not
+        // hold the next row, whose lengths it reports
+        internal const int FULL = -2;
         internal const int UNBOUNDED = 0, INCLUSIVE = 1, EXCLUSIVE = 2;
         internal const uint REVERSE = 1;
         // drydb_get_many's n and drydb_range's max (DRYDB__MAX_BATCH)
@@ -193,6 +196,24 @@ namespace DryDB
         internal static extern int drydb_builder_free(IntPtr b);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern void drydb_free(IntPtr p);
+
+        // the bindings' copy-out reads (capi/drydb_bindings.h; see CopyOut.cs)
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_get(IntPtr tbl, byte* key, UIntPtr klen, NativeCol* val);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_get_many(IntPtr tbl, UIntPtr n, byte* keys, UIntPtr* klens, NativeCol* vals, byte* found, UIntPtr* done);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_range(IntPtr tbl, byte* lo, UIntPtr lolen, int lokind, byte* hi, UIntPtr hilen, int hikind, uint flags, UIntPtr max, NativeCol* cols, UIntPtr* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_at(IntPtr tbl, ulong row, NativeCol* cols);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_index_get(IntPtr ix, byte* ikey, UIntPtr iklen, NativeCol* cols);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_cursor_get(IntPtr cur, NativeCol* cols);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_cursor_batch(IntPtr cur, int reverse, UIntPtr max, NativeCol* cols, UIntPtr* n);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__copy_meta(IntPtr db, byte* key, UIntPtr klen, NativeCol* val);
 
         // knobs
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]

@@ -106,26 +106,43 @@ namespace DryDB
             return GetCore(key, keyLength, out value);
         }
 
-        // One crossing, guarded by Database.Enter/Leave; the copy happens before
-        // Leave, so a concurrent Dispose cannot unmap the value under it.
+        // One crossing (two for a value longer than this thread's buffer): the
+        // library copies the value into CopyBuffers inside the call (see
+        // CopyOut.cs), and the new array is filled from there.
         bool GetCore(byte* key, int keyLength, out byte[] value)
         {
-            byte* v; UIntPtr vl; int rc;
+            UIntPtr vl; int rc;
+            var cb = CopyBuffers.Current;
+            NativeCol c = cb.Cols[0];
+            c.lens = &vl;
             db.Enter();
             try
             {
-                rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
+                rc = Native.drydb__copy_get(th, key, (UIntPtr)keyLength, &c);
                 if (rc == Native.OK)
                 {
                     // Native.Copy written out (Mono 6.8 would not inline it)
                     ulong n = (ulong)vl;
-                    if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
+                    byte* v = c.buf;
                     var r = new byte[(int)n];
                     if (n - 8 <= 8)
                         fixed (byte* d = &r[0]) { *(ulong*)d = *(ulong*)v; *(ulong*)(d + n - 8) = *(ulong*)(v + n - 8); }
                     else if (n != 0) fixed (byte* d = &r[0]) Native.CopyBytes(v, d, (int)n);
                     value = r;
                     return true;
+                }
+                if (rc == Native.FULL)
+                {
+                    // longer than the buffer: asked again, into an array of its length
+                    ulong n = (ulong)vl;
+                    if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
+                    var r = new byte[(int)n];
+                    fixed (byte* d = r)
+                    {
+                        c.buf = d; c.cap = vl;
+                        rc = Native.drydb__copy_get(th, key, (UIntPtr)keyLength, &c);
+                    }
+                    if (rc == Native.OK) { value = r; return true; }
                 }
             }
             finally { db.Leave(); }
@@ -141,17 +158,21 @@ namespace DryDB
         {
             if (dest == null) throw new ArgumentNullException("dest");
             if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
-            byte* v; UIntPtr vl; int rc; ulong n;
+            fixed (byte* d = dest) return GetInto(key, keyLength, d, dest.Length);
+        }
+
+        // The value copied into dest by the library (nothing when it is longer).
+        int GetInto(byte* key, int keyLength, byte* dest, int destLength)
+        {
+            UIntPtr vl; int rc;
+            NativeCol c;
+            c.buf = dest; c.cap = (UIntPtr)destLength; c.lens = &vl;
             db.Enter();
-            try
-            {
-                rc = Native.drydb_get(th, key, (UIntPtr)keyLength, &v, &vl);
-                n = (ulong)vl;
-                if (rc == Native.OK && n <= (ulong)dest.Length && n > 0) fixed (byte* d = dest) Native.CopyBytes(v, d, (int)n);
-            }
+            try { rc = Native.drydb__copy_get(th, key, (UIntPtr)keyLength, &c); }
             finally { db.Leave(); }
             if (rc == Native.NOTFOUND) return -1;
-            if (rc != Native.OK) throw Native.Error(rc);
+            if (rc != Native.OK && rc != Native.FULL) throw Native.Error(rc);
+            ulong n = (ulong)vl;
             return n > int.MaxValue ? int.MaxValue : (int)n;
         }
 
@@ -203,19 +224,7 @@ namespace DryDB
         /// nothing was copied.</summary>
         public int TryGet(ReadOnlySpan<byte> key, Span<byte> dest)
         {
-            bool added = false;
-            try
-            {
-                db.AddRef(ref added);
-                byte* v; UIntPtr vl; int rc;
-                fixed (byte* k = key) rc = Native.drydb_get(th, k, (UIntPtr)key.Length, &v, &vl);
-                if (rc == Native.NOTFOUND) return -1;
-                if (rc != Native.OK) throw Native.Error(rc);
-                int n = (int)(ulong)vl;
-                if (n <= dest.Length && n > 0) new ReadOnlySpan<byte>(v, n).CopyTo(dest);
-                return n;
-            }
-            finally { if (added) db.Release(); }
+            fixed (byte* k = key) fixed (byte* d = dest) return GetInto(k, key.Length, d, dest.Length);
         }
 
         public long Rank(ReadOnlySpan<byte> key)
@@ -258,51 +267,65 @@ namespace DryDB
             if (n == 0) return 0;
             if (keys == null || keyLengths == null) throw new ArgumentNullException("keys");
             int found = 0, chunk = Math.Min(ManyChunk, n);
-            byte** vals = stackalloc byte*[chunk];
-            UIntPtr* vlens = stackalloc UIntPtr[chunk];
             byte* fnd = stackalloc byte[chunk];
             int done = 0;
             byte* kp = keys;
             while (done < n)
             {
                 int c = Math.Min(ManyChunk, n - done);
-                found += ManyChunkCopy(c, kp, keyLengths + done, vals, vlens, fnd, values, done);
+                found += ManyChunkCopy(c, kp, keyLengths + done, fnd, values, done);
                 for (int i = 0; i < c; i++) kp += (long)(ulong)keyLengths[done + i];
                 done += c;
             }
             return found;
         }
 
-        // One drydb_get_many crossing; values copied to byte[] before Leave.
-        int ManyChunkCopy(int c, byte* keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, byte* fnd, byte[][] values, int at)
+        // drydb__copy_get_many crossings for c <= ManyChunk keys: the library
+        // copies the values found into CopyBuffers' column 0, and each value's
+        // array is filled from there. When they do not all fit, the keys not
+        // answered are asked again (after the buffer grew, if not one fitted).
+        int ManyChunkCopy(int c, byte* keys, UIntPtr* klens, byte* fnd, byte[][] values, int at)
         {
-            int rc, found = 0;
+            int rc, found = 0, done = 0;
+            var cb = CopyBuffers.Current;
+            NativeCol* col = cb.Cols;
+            cb.Want(true, false, false);
             db.Enter();
             try
             {
-                rc = Native.drydb_get_many(th, (UIntPtr)c, keys, klens, vals, vlens, fnd);
-                if (rc == Native.OK)
-                    for (int i = 0; i < c; i++)
+                for (;;)
+                {
+                    UIntPtr d;
+                    rc = Native.drydb__copy_get_many(th, (UIntPtr)(c - done), keys, klens + done, col, fnd + done, &d);
+                    if (rc != Native.OK && rc != Native.FULL) break;
+                    int m = (int)(ulong)d;
+                    byte* v = col->buf;
+                    UIntPtr* vl = col->lens;
+                    for (int i = 0; i < m; i++)
                     {
-                        if (fnd[i] == 0) { values[at + i] = null; continue; }
+                        keys += (long)(ulong)klens[done + i];
+                        if (fnd[done + i] == 0) { values[at + done + i] = null; continue; }
                         // the copy written out here: Mono 6.8 inlines none of
                         // Native.Copy's calls, which cost more than the copy
-                        ulong n = (ulong)vlens[i];
-                        if (n > int.MaxValue) throw new OverflowException("drydb: a value of " + n + " bytes does not fit a byte[]");
+                        ulong n = (ulong)vl[i];
                         var r = new byte[(int)n];
                         if (n - 8 <= 8)
-                            fixed (byte* d = &r[0])
+                            fixed (byte* dst = &r[0])
                             {
-                                byte* v = vals[i];
-                                *(ulong*)d = *(ulong*)v;
-                                *(ulong*)(d + n - 8) = *(ulong*)(v + n - 8);
+                                *(ulong*)dst = *(ulong*)v;
+                                *(ulong*)(dst + n - 8) = *(ulong*)(v + n - 8);
                             }
-                        else if (n != 0) fixed (byte* d = &r[0]) Native.CopyBytes(vals[i], d, (int)n);
-                        values[at + i] = r;
+                        else if (n != 0) fixed (byte* dst = &r[0]) Native.CopyBytes(v, dst, (int)n);
+                        v += n;
+                        values[at + done + i] = r;
                         found++;
                     }
+                    done += m;
+                    if (rc == Native.OK) break;
+                    if (m == 0) cb.GrowFor(0);
+                }
             }
-            finally { db.Leave(); }
+            finally { db.Leave(); cb.Trim(); }
             if (rc != Native.OK) throw Native.Error(rc);
             return found;
         }
@@ -313,7 +336,10 @@ namespace DryDB
         /// The pointers are valid until the database is disposed for uncompressed
         /// tables, and for compressed ones until this thread's next
         /// TryGet/GetMany/TryGetAt/index get (all n stay valid together). Nothing
-        /// keeps the database open while they are read: do not dispose it meanwhile.</summary>
+        /// keeps the database open while they are read: do not dispose it meanwhile.
+        /// Nothing guards them either: reading a value whose page the file lost
+        /// (truncated while open) kills the process with SIGBUS; the copying
+        /// overloads report that as DryDBException (Status.Corrupt).</summary>
         public int GetMany(int n, byte* keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
         {
             if (n < 0) throw new ArgumentException("n < 0", "n");
@@ -374,16 +400,15 @@ namespace DryDB
         }
 
         // Per-thread scratch of ManyFixed: keys, key lengths (all 8, set once),
-        // value pointers, value lengths (ManyChunk words each), found flags. A
-        // managed array (freed with its thread), pinned per call: cheaper than
-        // stackalloc, which zeroes ~8 KiB per call.
+        // found flags. A managed array (freed with its thread), pinned per call:
+        // cheaper than stackalloc, which zeroes it per call.
         [ThreadStatic] static ulong[] manyScratch;
 
         static ulong[] ManyScratch()
         {
             var s = manyScratch;
             if (s != null) return s;
-            s = new ulong[4 * ManyChunk + ManyChunk / 8];
+            s = new ulong[2 * ManyChunk + ManyChunk / 8];
             for (int i = 0; i < ManyChunk; i++) s[ManyChunk + i] = 8;
             return manyScratch = s;
         }
@@ -396,9 +421,7 @@ namespace DryDB
             {
                 ulong* kb = scratch;
                 UIntPtr* kl = (UIntPtr*)(scratch + ManyChunk);
-                byte** vals = (byte**)(scratch + 2 * ManyChunk);
-                UIntPtr* vlens = (UIntPtr*)(scratch + 3 * ManyChunk);
-                byte* fnd = (byte*)(scratch + 4 * ManyChunk);
+                byte* fnd = (byte*)(scratch + 2 * ManyChunk);
                 for (int done = 0; done < count;)
                 {
                     int c = Math.Min(ManyChunk, count - done);
@@ -413,7 +436,7 @@ namespace DryDB
                         }
                     else if (keys != null) for (int i = 0; i < c; i++) kb[i] = Keys.Int64BE(keys[keyIndex + done + i]);
                     else for (int i = 0; i < c; i++) kb[i] = Keys.UInt64BE(ukeys[keyIndex + done + i]);
-                    found += ManyChunkCopy(c, (byte*)kb, kl, vals, vlens, fnd, values, valueIndex + done);
+                    found += ManyChunkCopy(c, (byte*)kb, kl, fnd, values, valueIndex + done);
                     done += c;
                 }
             }
@@ -563,9 +586,17 @@ namespace DryDB
             try
             {
                 db.AddRef(ref added);
-                byte* k, v; UIntPtr kl, vl;
-                int rc = Native.drydb_at(th, (ulong)n, &k, &kl, &v, &vl);
-                if (rc == Native.OK) { key = Native.Copy(k, kl); value = Native.Copy(v, vl); return true; }
+                var cb = CopyBuffers.Current;
+                cb.Want(true, true, false);
+                int rc;
+                while ((rc = Native.drydb__copy_at(th, (ulong)n, cb.Cols)) == Native.FULL) cb.GrowFor(0);
+                if (rc == Native.OK)
+                {
+                    key = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]);
+                    value = Native.Copy(cb.Buf(1), cb.Cols[1].lens[0]);
+                    cb.Trim();
+                    return true;
+                }
                 key = value = null;
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
@@ -641,7 +672,7 @@ namespace DryDB
         }
 
         internal const int BatchSize = 64;
-        const int MaxRangeBatch = 256;
+        const int MaxRangeBatch = CopyBuffers.Rows;
 
         IEnumerable<KeyValuePair<byte[], byte[]>> Iterate(Bound lo, Bound hi, bool reverse)
         {
@@ -659,36 +690,45 @@ namespace DryDB
             }
         }
 
-        // One drydb_range call; keys and values copied before Leave (and, for
-        // compressed tables, before any other call on this thread reuses the
-        // thread buffer they live in).
+        // One drydb__copy_range call (more when not one row fits the buffers,
+        // which then grow): the library copies the rows into CopyBuffers, and
+        // each key and value array is filled from there.
         byte[] FillRange(Bound lo, Bound hi, bool reverse, int max, List<KeyValuePair<byte[], byte[]>> batch)
         {
             batch.Clear();
-            // (stackalloc outside try: mcs emits invalid IL otherwise)
-            byte** ks = stackalloc byte*[max];
-            byte** vs = stackalloc byte*[max];
-            UIntPtr* kls = stackalloc UIntPtr[max];
-            UIntPtr* vls = stackalloc UIntPtr[max];
             byte[] last = null;
             int rc;
+            var cb = CopyBuffers.Current;
+            cb.Want(true, true, false);
+            UIntPtr n;
             db.Enter();
             try
             {
-                UIntPtr n;
                 fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
-                    rc = Native.drydb_range(th, l, Len(lo.Key), (int)lo.Kind, h, Len(hi.Key), (int)hi.Kind,
-                                            reverse ? Native.REVERSE : 0u, (UIntPtr)max, ks, kls, vs, vls, &n);
-                if (rc == Native.OK)
+                    while ((rc = Native.drydb__copy_range(th, l, Len(lo.Key), (int)lo.Kind, h, Len(hi.Key), (int)hi.Kind,
+                                                          reverse ? Native.REVERSE : 0u, (UIntPtr)max, cb.Cols, &n)) == Native.FULL
+                           && (ulong)n == 0)
+                        cb.GrowFor(0);
+                if (rc == Native.OK || rc == Native.FULL)
                 {
                     int c = (int)(ulong)n;
+                    NativeCol* cols = cb.Cols;
+                    byte* k = cols[0].buf, v = cols[1].buf;
+                    UIntPtr* kl = cols[0].lens, vl = cols[1].lens;
+                    byte[] key = null;
                     for (int i = 0; i < c; i++)
-                        batch.Add(new KeyValuePair<byte[], byte[]>(Native.Copy(ks[i], kls[i]), Native.Copy(vs[i], vls[i])));
-                    if (c == max) last = Native.Copy(ks[c - 1], kls[c - 1]);
+                    {
+                        key = Native.Copy(k, kl[i]);
+                        batch.Add(new KeyValuePair<byte[], byte[]>(key, Native.Copy(v, vl[i])));
+                        k += (ulong)kl[i]; v += (ulong)vl[i];
+                    }
+                    // the range may go on after a full batch, or one cut short by the buffers
+                    if (c == max || rc == Native.FULL) last = (byte[])key.Clone(); // the caller may change key
+
                 }
             }
-            finally { db.Leave(); }
-            if (rc != Native.OK) throw Native.Error(rc);
+            finally { db.Leave(); cb.Trim(); }
+            if (rc != Native.OK && rc != Native.FULL) throw Native.Error(rc);
             return last;
         }
 
@@ -709,7 +749,10 @@ namespace DryDB
         /// this thread's next TryGet, GetMany, TryGetAt, index get, ReadRange or
         /// Range/Prefix step (so copy a key of a compressed table before passing it
         /// back as a bound). Nothing keeps the database open while they are read: do
-        /// not dispose it meanwhile. Do not write through them.</summary>
+        /// not dispose it meanwhile. Nothing guards them either: reading a row whose
+        /// page the file lost (truncated while open) kills the process with SIGBUS;
+        /// Range reports that as DryDBException (Status.Corrupt). Do not write
+        /// through them.</summary>
         /// <exception cref="ArgumentOutOfRangeException">max &lt; 0 or above 2^24, or a bad bound kind.</exception>
         /// <exception cref="ArgumentException">a negative bound length, a null bound pointer with a
         /// non-zero length, or only one of values/valueLengths given.</exception>

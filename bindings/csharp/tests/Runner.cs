@@ -1,7 +1,8 @@
 // Runner.cs - a self-contained test runner (no NUnit needed): every public
 // method marked [Test] of a class marked [TestClass] runs; failures are
 // printed; the last line is "N passed, N failed"; the exit code is non-zero
-// on failure. `mono DryDB.Tests.exe [name-filter...]`, `--bench` for figures.
+// on failure. `mono DryDB.Tests.exe [name-filter...]`, `--bench` for figures,
+// `--child` for the processes TeardownTests starts.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -55,6 +56,7 @@ namespace DryDB.Tests
         public static int Main(string[] args)
         {
             if (args.Length > 0 && args[0] == "--bench") { Bench.Run(args.Skip(1).ToArray()); return 0; }
+            if (args.Length > 0 && args[0] == "--child") return TeardownTests.Child(args.Skip(1).ToArray());
             var filters = args;
             int passed = 0, failed = 0, skipped = 0;
             var types = typeof(Runner).Assembly.GetTypes().Where(t => t.GetCustomAttributes(typeof(TestClassAttribute), false).Length > 0).OrderBy(t => t.Name);

@@ -24,7 +24,11 @@ Caveats (the library embeds a Go runtime):
 * The library is loaded on first use and never unloaded.
 * The first call from each new OS thread costs a few microseconds.
 * Zero-copy views (``get(k, view=True)``) are released when the database
-  closes; the file stays mapped while slices or exports of them live.
+  closes; the file stays mapped while slices or exports of them live. They
+  are the only reads of the mapped file itself: every other read is copied
+  inside the library call, so a file truncated underneath gives
+  ``CorruptError`` (reading a view of a lost page kills the process with
+  SIGBUS).
 """
 
 from ._errors import (BADHANDLE, BADKEY, CLOSED, CORRUPT, DUPLICATE, FILTER, FORKED,

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import weakref
-from ctypes import byref, c_char_p, c_size_t, c_ubyte, c_uint64, c_void_p
+from ctypes import byref, c_size_t, c_ubyte, c_uint64, c_void_p
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple,
                     Union)
 
 from . import _fast
 from . import _lib as L
-from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, ClosedError, Error)
+from ._copy import FULL, Cols, Row
+from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, TOOLARGE, ClosedError, Error,
+                      TooLargeError)
 from .codecs import META_PREFIX, Codec, get_codec
 from .keys import KeyCodec
 
@@ -25,6 +28,34 @@ _AUTO: Any = object()
 _DEFAULT_INCL = (True, False)
 _ViewWindow = c_ubyte * (1 << 62)
 _COMPRESSION_NAMES = {0: None, 1: "zstd", 2: "s2"}
+# One-row copy-out reads (drydb/_copy.py) by the columns they fill
+_ONE = Row(True)
+_PAIR = Row(True, True)
+_CUR_ROW = Row(True, False, True)  # key, (primary key), value
+_CUR_PK = Row(False, True, False)
+# Index scans' columns (index key, primary key, value), pooled by rows
+_IX_BATCH = (True, True, True)
+_IX_CAPS = (32 << 10, 32 << 10, 128 << 10)
+_ix_pools: Dict[int, List[Cols]] = {}
+
+
+def _name(b: bytes) -> str:
+    """A table or index name from the file. Names are UTF-8 when a builder
+    of this project wrote them; bytes that are not are kept as lone
+    surrogates (the "surrogateescape" error handler, as ``os.fsdecode``), so
+    that the name still opens its table: :func:`_name_bytes` turns it back."""
+    return b.decode("utf-8", "surrogateescape")
+
+
+def _name_bytes(name: str) -> bytes:
+    return name.encode("utf-8", "surrogateescape")
+
+
+def _too_many(what: str, n: int) -> TooLargeError:
+    """len() of a table or index claiming more rows than Python's len() can
+    return (sys.maxsize)."""
+    return TooLargeError("drydb: %s has %d entries, more than len() can return; use count()"
+                         % (what, n), TOOLARGE)
 
 
 class _TLS(threading.local):
@@ -41,24 +72,14 @@ class _Handle(c_void_p):
 
 
 class _Scratch:
-    p1: Any
-    n1: Any
-    p2: Any
-    n2: Any
-    p3: Any
-    n3: Any
-    u64: Any
-    __slots__ = ("p1", "n1", "p2", "n2", "p3", "n3", "u64", "rp1", "rn1", "rp2", "rn2",
-                 "rp3", "rn3", "ru64")
+    """Out-arguments of one thread: a size_t and a uint64."""
+
+    __slots__ = ("n1", "u64", "rn1", "ru64")
 
     def __init__(self) -> None:
-        self.p1, self.n1 = c_void_p(), c_size_t()
-        self.p2, self.n2 = c_void_p(), c_size_t()
-        self.p3, self.n3 = c_void_p(), c_size_t()
+        self.n1 = c_size_t()
         self.u64 = c_uint64()
-        self.rp1, self.rn1 = byref(self.p1), byref(self.n1)
-        self.rp2, self.rn2 = byref(self.p2), byref(self.n2)
-        self.rp3, self.rn3 = byref(self.p3), byref(self.n3)
+        self.rn1 = byref(self.n1)
         self.ru64 = byref(self.u64)
 
 
@@ -235,6 +256,13 @@ class Database:
             db._view_gone(key)
         wa = weakref.ref(arr, gone)
         with self._lock:
+            # close() sets _closed before it looks at _views under this lock:
+            # a view registered here keeps the file mapped, and one that comes
+            # too late is refused before anything reads through it (the
+            # library call that gave p may have returned just before close)
+            if self._closed:
+                mv.release()
+                raise ClosedError("drydb: database is closed", CLOSED)
             self._views[key] = (wa, weakref.ref(mv))
         return mv
 
@@ -245,14 +273,15 @@ class Database:
         """Names of the tables, in file order."""
         self._check_open()
         s = _tls.s
-        L.check(L.table_count(self._h, s.rn1))
+        rc = L.table_count(self._h, s.rn1)
+        if rc:
+            raise self._fail(rc, "table_count")
         out = []
-        name = c_char_p()
         for i in range(s.n1.value):
-            rc = L.table_name(self._h, c_size_t(i), byref(name))
+            rc, f = _ONE.read(L._copy_table_name, self._h, c_size_t(i))
             if rc:
                 raise self._fail(rc, "table_name")
-            out.append((name.value or b"").decode("utf-8"))
+            out.append(_name(f[0]))
         return out
 
     def table(self, name: str, *, codec: Union[None, str, Codec] = _AUTO,
@@ -273,12 +302,15 @@ class Database:
             if t is not None:
                 return t
         h = c_void_p()
-        rc = L.table_open(self._h, name.encode("utf-8"), byref(h))
+        bname = _name_bytes(name)
+        if b"\0" in bname:
+            raise ValueError("drydb: a table name cannot contain NUL")
+        rc = L.table_open(self._h, bname, byref(h))
         if rc:
             raise self._fail(rc, "table %r" % name)
         cache = codec is _AUTO and not raw_keys
         if codec is _AUTO:
-            recorded = self.meta(META_PREFIX + name.encode("utf-8"))
+            recorded = self.meta(META_PREFIX + bname)
             codec = recorded.decode("utf-8") if recorded else None
         t = Table(self, name, h, get_codec(codec), raw_keys)
         self._children.add(t)
@@ -307,11 +339,9 @@ class Database:
             key = key.encode("utf-8")
         if not isinstance(key, (bytes, bytearray)):
             raise TypeError("drydb: meta key must be bytes or str")
-        s = _tls.s
-        rc = L.meta_get(self._h, bytes(key), len(key), s.rp1, s.rn1)
+        rc, f = _ONE.read(L._copy_meta, self._h, bytes(key), len(key))
         if rc == 0:
-            p = s.p1.value
-            return _MEM[p:p + s.n1.value]
+            return f[0]
         if rc == NOTFOUND:
             return None
         raise self._fail(rc, "meta")
@@ -444,7 +474,10 @@ class Table(_Keyed):
     def __len__(self) -> int:
         if self._db._closed:
             raise ClosedError("drydb: database is closed", CLOSED)
-        return self._info.rows
+        n = self._info.rows
+        if n > sys.maxsize:
+            raise _too_many("table %r" % self.name, n)
+        return n
 
     def _fail(self, rc: int, context: str = "") -> Exception:
         return self._db._fail(rc, context)
@@ -480,19 +513,16 @@ class Table(_Keyed):
         the end). ``IndexError`` if out of range."""
         if not isinstance(n, int) or isinstance(n, bool):
             raise TypeError("drydb: row number must be an int")
+        rows = self._info.rows
         if n < 0:
-            n += len(self)
-        if n < 0:
+            n += rows
+        if n < 0 or n >= 1 << 64:
             raise IndexError("drydb: row number out of range")
-        s = _tls.s
-        rc = L.at(self._h, c_uint64(n), s.rp1, s.rn1, s.rp2, s.rn2)
+        rc, f = _PAIR.read(L._copy_at, self._paths.harg, n if n < 1 << 31 else c_uint64(n))
         if rc == 0:
-            p, q = s.p1.value, s.p2.value
-            k = self._kdec(_MEM[p:p + s.n1.value])
-            v = _MEM[q:q + s.n2.value]
-            return k, (v if self._vdec is None else self._vdec(v))
+            return self._kdec(f[0]), (f[1] if self._vdec is None else self._vdec(f[1]))
         if rc == NOTFOUND:
-            raise IndexError("drydb: row %d out of range (%d rows)" % (n, self._info.rows))
+            raise IndexError("drydb: row %d out of range (%d rows)" % (n, rows))
         raise self._fail(rc, "at")
 
     def rank(self, key: Any) -> int:
@@ -507,11 +537,11 @@ class Table(_Keyed):
 
     def first(self) -> Optional[Tuple[Any, Any]]:
         """The first row ``(key, value)``, or None for an empty table."""
-        return self.at(0) if len(self) else None
+        return self.at(0) if self._info.rows else None
 
     def last(self) -> Optional[Tuple[Any, Any]]:
         """The last row ``(key, value)``, or None for an empty table."""
-        return self.at(-1) if len(self) else None
+        return self.at(-1) if self._info.rows else None
 
     def count(self, start: Any = None, stop: Any = None, *,
               inclusive: Tuple[bool, bool] = (True, False)) -> int:
@@ -605,15 +635,14 @@ class Table(_Keyed):
         """Names of the table's secondary indexes, sorted."""
         self._db._check_open()
         out = []
-        name = c_char_p()
         i = 0
         while True:
-            rc = L.table_index_name(self._h, c_size_t(i), byref(name))
-            if rc == 1:  # DRYDB_NOTFOUND: past the last index
+            rc, f = _ONE.read(L._copy_index_name, self._h, c_size_t(i))
+            if rc == NOTFOUND:  # past the last index
                 return out
             if rc:
                 raise self._fail(rc, "table_index_name")
-            out.append((name.value or b"").decode("utf-8"))
+            out.append(_name(f[0]))
             i += 1
 
     def index(self, name: str) -> "Index":
@@ -624,7 +653,7 @@ class Table(_Keyed):
         if ix is not None and ix._h.value:
             return ix
         h = c_void_p()
-        rc = L.index_open(self._h, name.encode("utf-8"), byref(h))
+        rc = L.index_open(self._h, _name_bytes(name), byref(h))
         if rc:
             raise self._fail(rc, "index %r of table %r" % (name, self.name))
         ix = Index(self, name, h)
@@ -642,6 +671,7 @@ class Index(_Keyed):
         self.table = table
         self.name = name
         self._h = h
+        self._harg = _fast.handle_arg(h.value)  # the cheapest handle argument (see _fast)
         info = L.IndexInfo()
         L.check(L.index_info(h, byref(info)), "index_info")
         self._info = info
@@ -665,18 +695,18 @@ class Index(_Keyed):
     def __len__(self) -> int:
         if self._db._closed:
             raise ClosedError("drydb: database is closed", CLOSED)
-        return self._info.entries
+        n = self._info.entries
+        if n > sys.maxsize:
+            raise _too_many("index %r" % self.name, n)
+        return n
 
     def get(self, ikey: Any, default: Any = None) -> Any:
         """The first ``(primary_key, value)`` with index key ``ikey``, or ``default``."""
         k = self._key.encode(ikey)
-        s = _tls.s
-        rc = L.index_get(self._h, k, len(k), s.rp1, s.rn1, s.rp2, s.rn2)
+        rc, f = _PAIR.read(L._copy_index_get, self._harg, k, len(k))
         if rc == 0:
             t = self.table
-            p, q = s.p1.value, s.p2.value
-            v = _MEM[q:q + s.n2.value]
-            return t._kdec(_MEM[p:p + s.n1.value]), (v if t._vdec is None else t._vdec(v))
+            return t._kdec(f[0]), (f[1] if t._vdec is None else t._vdec(f[1]))
         if rc == NOTFOUND:
             return default
         raise self._db._fail(rc, "index get")
@@ -722,31 +752,36 @@ class Index(_Keyed):
         db = self._db
         t = self.table
         kdec, vdec, idec = t._kdec, t._vdec, self._key.decode
-        iks: Any = (c_void_p * _BATCH)()
-        ikl: Any = (c_size_t * _BATCH)()
-        pks: Any = (c_void_p * _BATCH)()
-        pkl: Any = (c_size_t * _BATCH)()
-        vs: Any = (c_void_p * _BATCH)()
-        vl: Any = (c_size_t * _BATCH)()
         n = c_size_t()
         rn = byref(n)
         rev = 1 if reverse else 0
-        mem = _MEM
+        fields = _fast._fields
+        rows = _BATCH  # the columns' rows and the calls' max (its 3rd argument: a size_t)
+        maxarg = c_size_t(rows)
         try:
             while True:
-                rc = L.index_cursor_next_batch(ch, rev, _BATCH, iks, ikl, pks, pkl, vs, vl, rn)
-                if rc:
+                pool = _ix_pools.setdefault(rows, [])
+                c = pool.pop() if pool else Cols(rows, _IX_CAPS, _IX_BATCH)
+                try:
+                    while True:
+                        rc = L._copy_cursor_batch(ch, rev, maxarg, c.ref, rn)
+                        if rc != FULL or n.value:
+                            break
+                        c.grow_for(0)  # not even one entry fits
                     if rc == NOTFOUND:
                         return
-                    raise db._fail(rc, "index cursor")
-                m = n.value
-                keys = [kdec(mem[p:p + q]) for p, q in zip(pks[:m], pkl[:m])]
-                vals = [mem[p:p + q] for p, q in zip(vs[:m], vl[:m])]
+                    if rc and rc != FULL:
+                        raise db._fail(rc, "index cursor")
+                    m = n.value
+                    iks, pks, vals = (fields(c.bufs[i], c.lens[i][:m]) for i in range(3))
+                finally:
+                    if not c.big and len(pool) < 8:
+                        pool.append(c)
+                keys = [kdec(k) for k in pks]
                 if vdec is not None:
                     vals = [vdec(v) for v in vals]
                 if with_ikey:
-                    ik = [idec(mem[p:p + q]) for p, q in zip(iks[:m], ikl[:m])]
-                    yield from zip(ik, keys, vals)
+                    yield from zip([idec(k) for k in iks], keys, vals)
                 else:
                     yield from zip(keys, vals)
         finally:
@@ -843,14 +878,12 @@ class Cursor:
         return self._move(L.cursor_seek_row(self._h, c_uint64(n)), "seek_row")
 
     def _current(self) -> Tuple[bytes, bytes]:
-        s = _tls.s
-        rc = L.cursor_get(self._h, s.rp1, s.rn1, s.rp2, s.rn2)
+        rc, f = _CUR_ROW.read(L._copy_cursor_get, self._h)
         if rc == NOTFOUND:
             raise Error("drydb: cursor is not on an entry", NOTFOUND)
         if rc:
             raise self._db._fail(rc, "cursor get")
-        p, q = s.p1.value, s.p2.value
-        return _MEM[p:p + s.n1.value], _MEM[q:q + s.n2.value]
+        return f[0], f[1]
 
     @property
     def key(self) -> Any:
@@ -876,14 +909,12 @@ class Cursor:
         """Index cursors: the primary key of the current entry."""
         if self._index is None:
             raise TypeError("drydb: primary_key is for index cursors")
-        s = _tls.s
-        rc = L.cursor_primary_key(self._h, s.rp1, s.rn1)
+        rc, f = _CUR_PK.read(L._copy_cursor_get, self._h)
         if rc == NOTFOUND:
             raise Error("drydb: cursor is not on an entry", NOTFOUND)
         if rc:
             raise self._db._fail(rc, "cursor primary_key")
-        p = s.p1.value
-        return self._table._kdec(_MEM[p:p + s.n1.value])
+        return self._table._kdec(f[0])
 
     def __iter__(self) -> Iterator[Tuple[Any, Any]]:
         while self.next():

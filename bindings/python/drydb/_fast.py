@@ -15,18 +15,22 @@ rely on:
 * int64/uint64 keys are encoded inline with a precompiled ``struct.Struct``
   (plus the sign bit for int64); other kinds call the key codec once.
   ``get_many`` packs a whole batch of int keys with one ``Struct`` (see
-  :func:`_pack_ints`) and calls ``drydb__get_many_copy``, which also copies
-  the batch's values into one buffer when they fit (64 KiB): values of one
-  length then become bytes objects through one ``Struct.unpack_from`` for
-  the whole batch; others are read through their pointers.
+  :func:`_pack_ints`) and calls ``drydb__copy_get_many``, which copies the
+  batch's values into one buffer of this binding: values of one length then
+  become bytes objects through one ``Struct.unpack_from`` for the whole batch.
+* Every read copies its answer inside the library call, into buffers this
+  binding owns (``drydb__copy_*`` and ``drydb__py_get*``, see ``_copy.py``):
+  nothing here reads the file mapping after a call returned, so a
+  ``close()`` on another thread or a file truncated underneath gives an
+  error, never a crash. Only ``get(view=True)`` hands out the mapping itself.
 * Library functions returning a status are called through a ctypes function
   class without a declared result type (``_lib._PyFunc``): the C ``int`` is read
   directly.
-* get and ``[]`` call ``drydb__py_get*`` (capi/fast.c), which return the
+* get and ``[]`` call ``drydb__py_get*`` (capi/copyout.c), which return the
   value as a bytes object made in C by CPython's ``PyBytes_FromStringAndSize``
   (its address is given to the library once, at load: the library does not
-  link against Python), or one of two sentinels (absent; ask ``drydb_get``).
-  ctypes' ``py_object`` result takes the new reference.
+  link against Python), or one of two sentinels (absent; ask
+  ``drydb__copy_get``). ctypes' ``py_object`` result takes the new reference.
 * ``get(view=True)``, ``in`` and count call the library's one-word functions
   (``drydb__get_word*``, ``drydb__count_word*`` in capi/fast.c): the answer
   is the return value (a value's address and length packed in one integer, a
@@ -48,14 +52,13 @@ rely on:
   a Python function with keyword-only parameters is called through CPython's
   generic (slower, ~50 ns) path, a plain one through its inlined fast path.
 * Scans (range, prefix, keys, values, items) read their rows with
-  ``drydb_range``: up to 256 rows per call, no cursor to open or close; a long
-  range continues with the last key read as an exclusive bound. Each batch is
-  copied before the next call, so compressed tables (whose rows live in a
-  per-thread buffer) work the same way. The batch is turned into a list with
-  a few C-level operations (array slices read through memoryviews; the keys
-  of an int64/uint64 batch, which lie in one array when the batch comes from
-  one leaf, decoded with one ``unpack``), and the iterator handed out is
-  ``itertools.chain`` over those lists: no Python frame per row.
+  ``drydb__copy_range``: up to 256 rows per call, no cursor to open or close;
+  a long range continues with the last key read as an exclusive bound. The
+  keys come back one after another in one buffer, the values in another: the
+  keys of an int64/uint64 batch are decoded with one ``array`` conversion,
+  values of one length split by one precompiled ``Struct``, and the iterator
+  handed out is ``itertools.chain`` over the batches' lists: no Python frame
+  per row.
 """
 
 from __future__ import annotations
@@ -66,10 +69,11 @@ import sys
 import weakref
 from array import array
 from ctypes import ArgumentError, byref, c_size_t, c_uint8
-from itertools import chain
+from itertools import accumulate, chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _lib as L
+from ._copy import COL_SIZE, FULL, Cols, Row
 from ._errors import CLOSED, NOTFOUND, ClosedError
 from .keys import KEY_BYTES, KEY_INT64, KEY_STRING, KEY_UINT64
 
@@ -83,16 +87,18 @@ _StructError = struct.error
 # 0x80 then seven zero bytes, 256 times: xor with it flips the sign bit of
 # every 8-byte big-endian word (shifted right for fewer words)
 _LITTLE = sys.byteorder == "little"
-_EIGHTS = byref((c_size_t * _BATCH)(*([8] * _BATCH)))
-# drydb_range's max is its 9th argument: passed on the stack, where a plain
-# int would be a 4-byte C int under a size_t (its high half undefined)
+_EIGHTS_ARR = (c_size_t * _BATCH)(*([8] * _BATCH))
+_EIGHTS = byref(_EIGHTS_ARR)
+# drydb__copy_range's max is its 9th argument: passed on the stack, where a
+# plain int would be a 4-byte C int under a size_t (its high half undefined)
 _MAX_ARG = c_size_t(_BATCH)
-# get_many's copy buffer (drydb__get_many_copy): a batch of values up to this
-# size comes back in one piece; its cap is the 9th argument, as _MAX_ARG
-_COPY_CAP = 64 << 10
-_COPY_ARG = c_size_t(_COPY_CAP)
-# The whole address space as bytes, for Struct.unpack_from at an address
-_MEMB = memoryview(_MEM).cast("B")
+# A batch's buffers: its keys, its values (grown for a row that does not fit)
+_KCAP = 32 << 10
+_VCAP = 128 << 10
+_KEYS_ONLY = (True, False)
+_KEYS_VALUES = (True, True)
+_VALUES_COL = (1,)
+_ONE = Row(True)
 _DEFAULT_INCL = (True, False)
 # drydb__get_word's results (capi/fast.h): an answer is below 2^63
 _WORD_TOP = 1 << 63
@@ -130,26 +136,22 @@ _outs: List[Tuple[Any, Any, Any]] = [_new_out() for _ in range(4)]
 
 
 class _Batch:
-    """Arrays of one batch call (get_many or a scan), pooled like the outs."""
+    """Buffers of one batch call (get_many or a scan), pooled like the outs:
+    the keys' and values' columns (``c``), the found flags, the counts."""
 
-    __slots__ = ("ks", "kl", "vs", "vl", "found", "n", "rks", "rkl", "rvs", "rvl", "rn",
-                 "rfound", "mks", "mkl", "mvs", "mvl", "bks", "bvs", "bvl", "cp", "rcp")
+    __slots__ = ("c", "kl", "mkl", "mvl", "bvl", "rkl", "rvcol", "found", "rfound", "n", "rn")
 
     def __init__(self) -> None:
-        self.ks, self.kl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
-        self.vs, self.vl = (c_size_t * _BATCH)(), (c_size_t * _BATCH)()
+        self.c = c = Cols(_BATCH, (_KCAP, _VCAP), _KEYS_VALUES)
+        self.kl = c.lens[0]  # get_many's key lengths (an input) share the keys' column
+        self.mkl, self.mvl = _u64s(c.lens[0]), _u64s(c.lens[1])
+        self.bvl = memoryview(c.lens[1]).cast("B")
+        self.rkl = byref(c.lens[0])
+        self.rvcol = byref(c.cols, COL_SIZE)  # the values' column alone
         self.found = (c_uint8 * _BATCH)()
-        self.n = (c_size_t * 1)()
-        self.rks, self.rkl = byref(self.ks), byref(self.kl)
-        self.rvs, self.rvl = byref(self.vs), byref(self.vl)
-        self.rn = byref(self.n)
         self.rfound = byref(self.found)
-        self.mks, self.mkl = _u64s(self.ks), _u64s(self.kl)
-        self.mvs, self.mvl = _u64s(self.vs), _u64s(self.vl)
-        self.bks = memoryview(self.ks).cast("B")
-        self.bvs, self.bvl = memoryview(self.vs).cast("B"), memoryview(self.vl).cast("B")
-        self.cp = (c_uint8 * _COPY_CAP)()
-        self.rcp = byref(self.cp)
+        self.n = (c_size_t * 1)()
+        self.rn = byref(self.n)
 
 
 _batches: List[_Batch] = []
@@ -163,7 +165,7 @@ def _get_batch() -> _Batch:
 
 
 def _put_batch(b: _Batch) -> None:
-    if len(_batches) < 16:
+    if len(_batches) < 16 and not b.c.big:
         _batches.append(b)
 
 
@@ -192,6 +194,7 @@ class TablePaths:
     ``range``, ``prefix`` are the closures; :meth:`kill` disables them.
     """
 
+    harg: Any  # the table handle as the cheapest ctypes argument
     get: Callable[..., Any]
     getitem: Callable[[Any], Any]
     contains: Callable[[Any], bool]
@@ -264,7 +267,6 @@ def _memo(cache: Dict[Any, Any], limit: int, key: Any, make: Callable[[], Any]) 
 
 _lengths: Dict[Tuple[int, int], bytes] = {}
 _splitters: Dict[Tuple[int, int], Any] = {}
-_unpackers: Dict[int, Any] = {}
 
 
 def _same_lengths(r: int, n: int) -> bytes:
@@ -275,11 +277,6 @@ def _same_lengths(r: int, n: int) -> bytes:
 def _splitter(r: int, n: int) -> Any:
     """Struct.unpack_from of n consecutive r-byte strings."""
     return _memo(_splitters, 64, (r, n), lambda: struct.Struct("%ds" % r * n).unpack_from)
-
-
-def _unpacker(r: int) -> Any:
-    """Struct.unpack_from of one r-byte string."""
-    return _memo(_unpackers, 256, r, lambda: struct.Struct("%ds" % r).unpack_from)
 
 
 def _prefix_bounds(p: bytes) -> Tuple[bytes, int, bytes, int]:
@@ -295,11 +292,10 @@ def _build(paths: TablePaths, t: Any) -> None:
     kc = t._key
     vdec = t._vdec
     harg = handle_arg(t._h.value)
-    lget, lgm, lcount, lrange = L.get, L.get_many, L.count, L.range
+    lget, lcount, lrange = L.get, L.count, L._copy_range
     lgw, lcw = L._get_word, L._count_word
-    lgmc = L._get_many_copy
+    lgmc, lcg = L._copy_get_many, L._copy_get
     lpg = L._py_get
-    cap = _COPY_ARG
     # int keys as C ints, one function per encoding (see get below)
     if not kc.raw and kc.kind == KEY_UINT64:
         lgwi, lcwi, lpgi = L._get_word_u64, L._count_word_u64, L._py_get_u64
@@ -307,8 +303,6 @@ def _build(paths: TablePaths, t: Any) -> None:
         lgwi, lcwi, lpgi = L._get_word_i64, L._count_word_i64, L._py_get_i64
     absent, ask_ = L.PY_MISSING, L.PY_ASK
     top, missing, ask = _WORD_TOP, _WORD_MISSING, _WORD_ASK
-    mem = _MEM
-    memb = _MEMB
     pop, push = _outs.pop, _outs.append
     new_out = _new_out
     fail = t._fail
@@ -326,14 +320,14 @@ def _build(paths: TablePaths, t: Any) -> None:
         off = 0
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lget, lgm, lcount, lrange, lgw, lgwi, lcw, lcwi, lgmc, lpg, lpgi
-        lget = lgm = lcount = lrange = lgw = lgwi = lcw = lcwi = lgmc = lpg = lpgi = stub
+        nonlocal lget, lcount, lrange, lgw, lgwi, lcw, lcwi, lgmc, lcg, lpg, lpgi
+        lget = lcount = lrange = lgw = lgwi = lcw = lcwi = lgmc = lcg = lpg = lpgi = stub
 
     paths.kill = kill
 
     def get_slow(key: Any, default: Any, view: bool) -> Any:
-        """get through drydb_get: what the word paths hand back (errors,
-        values of 64 KiB and more, views)."""
+        """get through drydb__copy_get (drydb_get for a view): what the
+        word paths hand back (errors, values of 64 KiB and more, views)."""
         if off is not None:
             try:
                 k = pack(key + off)
@@ -343,21 +337,22 @@ def _build(paths: TablePaths, t: Any) -> None:
                 k = enc(key)  # raises TypeError
         else:
             k = enc(key)
-        try:
-            s = pop()
-        except IndexError:
-            s = new_out()
-        rc = lget(harg, k, len(k), s[0], s[1])
-        r = s[2]
-        p = r[0]
-        n = r[1]
-        push(s)
-        if rc == 0:
-            if view:
+        if not view:
+            rc, f = _ONE.read(lcg, harg, k, len(k))
+            if rc == 0:
+                return f[0] if vdec is None else vdec(f[0])
+        else:
+            try:
+                s = pop()
+            except IndexError:
+                s = new_out()
+            rc = lget(harg, k, len(k), s[0], s[1])
+            r = s[2]
+            p = r[0]
+            n = r[1]
+            push(s)
+            if rc == 0:
                 return db._view(p, n)
-            if vdec is None:
-                return mem[p:p + n]
-            return vdec(mem[p:p + n])
         if rc == NOTFOUND:
             return default
         raise fail(rc, "get")
@@ -538,8 +533,8 @@ def _build(paths: TablePaths, t: Any) -> None:
         out: List[Any] = []
         b = _get_batch()
         try:
-            rvs, rvl, found, rfound, mvs, mvl = b.rvs, b.rvl, b.found, b.rfound, b.mvs, b.mvl
-            cp, rcp = b.cp, b.rcp
+            b.c.set_want(_KEYS_VALUES)
+            rvcol, rfound, rn = b.rvcol, b.rfound, b.rn
             for i in range(0, total, _BATCH):
                 chunk = keys if total <= _BATCH else keys[i:i + _BATCH]
                 n = len(chunk)
@@ -553,43 +548,42 @@ def _build(paths: TablePaths, t: Any) -> None:
                     b.kl[:n] = [len(k) for k in ks]
                     klens = b.rkl
                     buf = b"".join(ks)
-                # the values copied into b.cp as well when they fit (rc 0),
-                # else (rc -1) read in place through the pointers
-                rc = lgmc(harg, n, buf, klens, rvs, rvl, rfound, rcp, cap)
-                if rc > 0:
-                    raise fail(rc, "get_many")
-                fs = bytes(found)
-                if rc == 0 and not fs.count(0, 0, n) and \
-                        b.bvl[:8 * n].tobytes() == _same_lengths(mvl[0], n):
-                    # every key found, values of one length (fixed-size
-                    # rows): n bytes objects from one Struct call
-                    vals = list(_splitter(mvl[0], n)(cp))
-                    if vdec is not None:
-                        vals = [vdec(v) for v in vals]
-                elif fs.count(0, 0, n):
-                    ps = mvs[:n].tolist()
-                    ls = mvl[:n].tolist()
-                    vals = [mem[p:p + m] if f else default for p, m, f in zip(ps, ls, fs)]
-                    if vdec is not None:
-                        vals = [vdec(v) if f else v for v, f in zip(vals, fs)]
+                # the values of the keys found, one after another in the
+                # values' column; FULL: the first b.n[0] keys are answered
+                rc = lgmc(harg, n, buf, klens, rvcol, rfound, rn)
+                if rc == 0:
+                    vals = _answers(b, n, default, vdec)
+                elif rc == FULL:
+                    vals = many_rest(b, n, buf, klens is _EIGHTS, default)
                 else:
-                    r = mvl[0]
-                    if b.bvl[:8 * n].tobytes() == _same_lengths(r, n):
-                        # one length (fixed-size rows): one Struct, no zip
-                        u = _unpacker(r)
-                        vals = [u(memb, p)[0] for p in mvs[:n]]
-                    else:
-                        vals = [mem[p:p + m] for p, m in zip(mvs[:n].tolist(), mvl[:n].tolist())]
-                    if vdec is not None:
-                        # decoded only once every value is copied: a codec may call
-                        # the library, which reuses this thread's buffer
-                        vals = [vdec(v) for v in vals]
+                    raise fail(rc, "get_many")
                 if total <= _BATCH:
                     return vals
                 out += vals
         finally:
             _put_batch(b)
         return out
+
+    def many_rest(b: _Batch, n: int, buf: bytes, eights: bool, default: Any) -> List[Any]:
+        """get_many of a chunk whose values did not fit the buffer at once:
+        the keys not answered asked again, the buffer grown when not even
+        one value fits."""
+        vals: List[Any] = []
+        done = 0
+        lens = [8] * n if eights else b.mkl[:n].tolist()
+        while True:
+            d = b.n[0]
+            vals += _answers(b, d, default, vdec)
+            done += d
+            if done == n:
+                return vals
+            if d == 0:
+                b.c.grow_for(0, _VALUES_COL)
+            ko = sum(lens[:done])
+            klens = byref(_EIGHTS_ARR if eights else b.kl, 8 * done)
+            rc = lgmc(harg, n - done, buf[ko:], klens, b.rvcol, b.rfound, b.rn)
+            if rc != 0 and rc != FULL:
+                raise fail(rc, "get_many")
 
     kind = -1 if kc.raw else kc.kind
     kdec = kc.decode
@@ -599,32 +593,31 @@ def _build(paths: TablePaths, t: Any) -> None:
                 what: int) -> Iterator[Any]:
         """The rows of a range, batch by batch (lists or zips of copies)."""
         flags = 1 if reverse else 0
-        step = -8 if reverse else 8
+        want = _KEYS_ONLY if what == 1 else _KEYS_VALUES
         last = b""
         while True:
             b = _get_batch()
             try:
-                # lrange is read at each call: kill() swaps it for a stub
-                if what == 1:
-                    rc = lrange(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg,
-                                b.rks, b.rkl, None, None, b.rn)
-                else:
-                    rc = lrange(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg,
-                                b.rks, b.rkl, b.rvs, b.rvl, b.rn)
-                if rc:
+                c = b.c
+                c.set_want(want)  # keys always: the last one bounds the next call
+                while True:
+                    # lrange is read at each call: kill() swaps it for a stub
+                    rc = lrange(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg, c.ref, b.rn)
+                    if rc != FULL or b.n[0]:
+                        break
+                    c.grow_for(0)  # not even one row fits
+                if rc and rc != FULL:
                     raise fail(rc, "range")
                 m = b.n[0]
                 if m == 0:
                     return
-                if m == _BATCH:  # maybe more: the last key read bounds the next call
-                    kp = b.mks[m - 1]
-                    last = mem[kp:kp + b.mkl[m - 1]]
-                keys, vals = _decode(mem, b, m, step, what, kind, kdec)
+                more = m == _BATCH or rc == FULL
+                keys, vals, last = _decode(b, m, what, kind, kdec, more)
             finally:
                 _put_batch(b)
             if vals is not None and vdec is not None:
-                # decoded only once the batch is copied: a codec may call the
-                # library, which reuses this thread's buffer
+                # decoded once the batch is back in the pool: a codec may
+                # read through this binding too
                 vals = [vdec(v) for v in vals]
             if what == 0:
                 yield zip(keys, vals)
@@ -632,7 +625,7 @@ def _build(paths: TablePaths, t: Any) -> None:
                 yield keys
             else:
                 yield vals
-            if m < _BATCH:
+            if not more:
                 return
             if reverse:
                 hi = last
@@ -649,6 +642,7 @@ def _build(paths: TablePaths, t: Any) -> None:
         lo, lok, hi, hik = _prefix_bounds(encp(p))
         return _rows(batches(lo, lok, hi, hik, reverse, what))
 
+    paths.harg = harg
     paths.get = get
     paths.getitem = getitem
     paths.contains = contains
@@ -681,147 +675,75 @@ def _rows(batches: Iterator[Any]) -> "Rows":
 
 # --- batch decoding ------------------------------------------------------------
 #
-# The pointers a batch call returns are read as one big integer (the array's
-# bytes, little-endian): m words w_0..w_{m-1} equal first + step*i exactly when
-# that integer equals first*R_m + step*C_m (R_m = sum 2^(64i), C_m = sum
-# i*2^(64i)), and the lowest set bit of the xor of the two says where the
-# progression breaks. Keys of 8-byte-key tables lie in one array per leaf
-# (key-array pages, docs/FORMAT.md), so a batch is a few such runs; each is
-# copied with one slice and decoded with one unpack. Values of equal length
-# stored at a constant stride (fixed-size rows) are likewise copied with one
-# slice and split by one precompiled Struct. Anything else (or runs too short
-# to pay off) takes the per-row path; the checks are exact, so the result never
-# depends on the layout.
+# A batch's keys lie one after another in its keys' buffer, its values in the
+# values' buffer. The keys of an int64/uint64 table (8 bytes each) are decoded
+# with one array conversion; values of one length are split by one
+# precompiled Struct; other fields are sliced from one bytes copy of the
+# buffer. No Python frame runs per row.
 
-_M64 = (1 << 64) - 1
-_MIN_RUN = 8
-_progs: Dict[int, Tuple[int, int, int]] = {}
-_fmts: Dict[Tuple[int, int, int], Any] = {}
+def _fields(buf: Any, lens: List[int]) -> List[bytes]:
+    """The fields of lengths ``lens`` lying one after another in buf."""
+    data = buf[:sum(lens)]
+    offs = list(accumulate(lens))
+    return [data[a - n:a] for a, n in zip(offs, lens)]
 
 
-def _prog(n: int) -> Tuple[int, int, int]:
-    """R_n, C_n and 8*C_n."""
-    rc = _progs.get(n)
-    if rc is None:
-        r = int.from_bytes(b"\x01\x00\x00\x00\x00\x00\x00\x00" * n, "little")
-        c = int.from_bytes(b"".join(i.to_bytes(8, "little") for i in range(n)), "little")
-        rc = _progs[n] = (r, c, 8 * c)
-    return rc
+def _values(b: "_Batch", m: int) -> List[bytes]:
+    """The m values of a batch, as bytes."""
+    r = b.mvl[0]
+    if b.bvl[:8 * m].tobytes() == _same_lengths(r, m):
+        return list(_splitter(r, m)(b.c.bufs[1]))
+    return _fields(b.c.bufs[1], b.mvl[:m].tolist())
 
 
-def _split_fixed(r: int, gap: int, n: int) -> Any:
-    """Struct.unpack splitting n values of r bytes separated by gap bytes."""
-    key = (r, gap, n)
-    f = _fmts.get(key)
-    if f is None:
-        f = struct.Struct(("%ds%dx" % (r, gap)) * (n - 1) + "%ds" % r).unpack
-        if len(_fmts) > 256:
-            _fmts.clear()
-        _fmts[key] = f
-    return f
+def _answers(b: "_Batch", n: int, default: Any, vdec: Any) -> List[Any]:
+    """The values of a get_many call's n keys (default where not found),
+    decoded by vdec."""
+    if n == 0:
+        return []
+    fs = bytes(b.found)
+    if not fs.count(0, 0, n):
+        vals = _values(b, n)
+        return vals if vdec is None else [vdec(v) for v in vals]
+    vals = _fields(b.c.bufs[1], b.mvl[:n].tolist())
+    if vdec is None:
+        return [v if f else default for v, f in zip(vals, fs)]
+    return [vdec(v) if f else default for v, f in zip(vals, fs)]
 
 
-def _fixed_keys(mem: Any, b: "_Batch", m: int, step: int, signed: bool,
-                want: bool = True) -> Tuple[List[Any], List[Tuple[int, int]]]:
-    """Keys of an 8-byte-key batch, decoded (unless not ``want``ed), and the
-    runs ``(i, j)`` the batch splits into (one per leaf)."""
-    x = int.from_bytes(b.bks[:8 * m], "little")
-    keys: List[Any] = []
-    runs = []
-    i = 0
-    short = False
-    while i < m:
-        n = m - i
-        k0 = x & _M64
-        r, _c, c8 = _prog(n)
-        d = x ^ (k0 * r + c8 if step > 0 else k0 * r - c8)
-        t = n if d == 0 else ((d & -d).bit_length() - 1) >> 6
-        if t < _MIN_RUN and t < n:
-            # a short run: the tail of a leaf (its keys one by one, then look
-            # for a run again), or no runs at all (two short runs in a row:
-            # the rest one by one; so a batch costs at most two progression
-            # checks per run of _MIN_RUN or more rows)
-            if short:
-                t = n
-            short = True
-            if want:
-                fb = int.from_bytes
-                rest = [fb(mem[p:p + 8], "big") for p in b.mks[i:i + t].tolist()]
-                keys += [k - _SIGN for k in rest] if signed else rest
-            runs.append((i, i + t))
-            x >>= 64 * t
-            i += t
-            continue
-        short = False
-        if want:
-            lo = k0 if step > 0 else k0 + step * (t - 1)
-            if signed:
-                raw: Any = bytearray(mem[lo:lo + 8 * t])
+def _decode(b: "_Batch", m: int, what: int, kind: int, kdec: Callable[[bytes], Any],
+            more: bool) -> Tuple[Any, Any, bytes]:
+    """Copies of the m rows of a batch (what: 0 items, 1 keys, 2 values):
+    (keys, values, the last key as bytes when more may follow). Keys are
+    decoded (None when only values are asked), values bytes (None when only
+    keys are asked)."""
+    keys: Any = None
+    vals: Any = None
+    kb = b.c.bufs[0]
+    if kind == KEY_INT64 or kind == KEY_UINT64:
+        last = kb[8 * m - 8:8 * m] if more else b""
+        if what != 2:
+            raw: Any = kb[:8 * m]
+            if kind == KEY_INT64:
+                raw = bytearray(raw)
                 raw[::8] = raw[::8].translate(_XOR80)  # flip the sign bits
                 a = array("q", raw)
             else:
-                a = array("Q", mem[lo:lo + 8 * t])
+                a = array("Q", raw)
             if _LITTLE:
                 a.byteswap()
-            if step < 0:
-                a.reverse()
-            keys += a.tolist()
-        runs.append((i, i + t))
-        x >>= 64 * t
-        i += t
-    return keys, runs
-
-
-def _values(mem: Any, b: "_Batch", i: int, j: int) -> List[bytes]:
-    """Copies of values i..j-1 of a batch (one slice and one unpack when they
-    have one length and lie at a constant stride)."""
-    n = j - i
-    if n >= _MIN_RUN:
-        x = int.from_bytes(b.bvs[8 * i:8 * j], "little")
-        v0 = x & _M64
-        st = ((x >> 64) & _M64) - v0
-        r = b.vl[i]
-        gap = (st if st > 0 else -st) - r
-        if gap >= 0 and r < 1 << 20:
-            rr, cc, _c8 = _prog(n)
-            if x == v0 * rr + st * cc and b.bvl[8 * i:8 * j].tobytes() == r.to_bytes(8, "little") * n:
-                lo = v0 if st > 0 else v0 + st * (n - 1)
-                vals = list(_split_fixed(r, gap, n)(mem[lo:lo + (r + gap) * (n - 1) + r]))
-                if st < 0:
-                    vals.reverse()
-                return vals
-    return [mem[p:p + q] for p, q in zip(b.mvs[i:j].tolist(), b.mvl[i:j].tolist())]
-
-
-def _decode(mem: Any, b: "_Batch", m: int, step: int, what: int, kind: int,
-            kdec: Callable[[bytes], Any]) -> Tuple[Any, Any]:
-    """Copies of the m rows of a batch (what: 0 items, 1 keys, 2 values):
-    (keys, values). Keys are decoded (None when only values are asked, but
-    for 8-byte keys, whose runs also place the values); values are bytes
-    (None when only keys are asked)."""
-    keys: Any = None
-    vals: Any = None
-    if kind == KEY_INT64 or kind == KEY_UINT64:
-        keys, runs = _fixed_keys(mem, b, m, step, kind == KEY_INT64, what != 2)
-        if what == 2:
-            keys = None
-        if what != 1:
-            if len(runs) == 1:
-                vals = _values(mem, b, 0, m)
-            else:
-                vals = []
-                for i, j in runs:
-                    vals += _values(mem, b, i, j)
+            keys = a.tolist()
     else:
-        if what != 1:
-            vals = _values(mem, b, 0, m)
+        ls = b.mkl[:m].tolist()
+        ks = _fields(kb, ls)
+        last = ks[-1] if more else b""
         if what != 2:
-            kp = b.mks[:m].tolist()
-            kl = b.mkl[:m].tolist()
             if kind == KEY_STRING:
-                keys = [mem[p:p + q].decode("utf-8") for p, q in zip(kp, kl)]
+                keys = [k.decode("utf-8") for k in ks]
             elif kind == KEY_BYTES or kind == -1:
-                keys = [mem[p:p + q] for p, q in zip(kp, kl)]
+                keys = ks
             else:
-                keys = [kdec(mem[p:p + q]) for p, q in zip(kp, kl)]
-    return keys, vals
+                keys = [kdec(k) for k in ks]
+    if what != 1:
+        vals = _values(b, m)
+    return keys, vals, last

@@ -111,9 +111,13 @@ _NAMES = [
     "builder_append", "builder_append_many", "builder_index_add",
     "builder_index_add_many", "builder_build_file", "builder_build_memory",
     "builder_free", "free", "set_memory_limit", "set_gc_percent",
-    # internal one-word answers for bindings (capi/fast.c): no out-parameters
+    # the bindings' calls (capi/drydb_bindings.h): one-word answers, and the
+    # copy-out reads (drydb/_copy.py) that every read but a view goes through
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
-    "_count_word_u64", "_get_many_copy", "_py_init", "_py_get", "_py_get_i64", "_py_get_u64",
+    "_count_word_u64", "_py_init", "_py_get", "_py_get_i64", "_py_get_u64",
+    "_copy_get", "_copy_get_many", "_copy_range", "_copy_at", "_copy_index_get",
+    "_copy_cursor_get", "_copy_cursor_batch", "_copy_meta", "_copy_table_name",
+    "_copy_index_name",
 ]
 
 
@@ -190,7 +194,16 @@ _get_word_u64: Any
 _count_word: Any
 _count_word_i64: Any
 _count_word_u64: Any
-_get_many_copy: Any
+_copy_get: Any
+_copy_get_many: Any
+_copy_range: Any
+_copy_at: Any
+_copy_index_get: Any
+_copy_cursor_get: Any
+_copy_cursor_batch: Any
+_copy_meta: Any
+_copy_table_name: Any
+_copy_index_name: Any
 _py_init: Any
 _py_get: Any
 _py_get_i64: Any

@@ -252,29 +252,47 @@ def test_word_paths_at_their_edges(tmp_path):
 
 
 def test_get_many_copy_paths(tmp_path):
-    """get_many's values come back copied into one buffer when they fit it
-    (64 KiB) and are read through pointers otherwise: batches on both sides
-    of the limit, with and without missing keys, equal and unequal lengths,
-    compressed tables, and a codec."""
+    """get_many's values come back copied into one buffer of the binding
+    (128 KiB; drydb__copy_get_many): batches on both sides of what fits
+    (the keys not answered are asked again), values longer than the buffer
+    (it grows for them), with and without missing keys, equal and unequal
+    lengths, compressed tables, a codec; scans of those tables too."""
     p = str(tmp_path / "copy.drydb")
     rows = {i: (b"%06d" % i) * 170 for i in range(0, 3000, 2)}  # 1,020 bytes each
     short = {i: b"s%05d" % i for i in range(3000)}
     uneven = {i: b"u" * (i % 50) for i in range(3000)}
+    huge = {i: bytes([i]) * (150_000 + 70_000 * i) for i in range(4)}  # longer than the buffer
     with drydb.Builder(p) as b:
         b.table("big", key="int64").add_many(sorted(rows.items()))
         b.table("bigz", key="int64", compression="zstd").add_many(sorted(rows.items()))
         b.table("short", key="uint64").add_many(sorted(short.items()))
         b.table("uneven", key="int64").add_many(sorted(uneven.items()))
+        h = b.table("huge", key="int64")
+        h.index("parity", key="int64", func=lambda k, v: k % 2)
+        h.add_many(sorted(huge.items()))
+        b.table("hugez", key="int64", compression="zstd").add_many(sorted(huge.items()))
         b.table("json", key="int64", codec="json").add_many((i, {"i": i}) for i in range(100))
     rnd = random.Random(7)
     with drydb.open(p) as db:
         for name, ref in (("big", rows), ("bigz", rows), ("short", short), ("uneven", uneven)):
             t = db[name]
-            for n in (1, 20, 64, 65, 256, 300, 700):  # 64 x 1,020 B fit the buffer, 65 do not
+            for n in (1, 20, 64, 65, 128, 129, 256, 300, 700):  # 128 x 1,020 B fit the buffer, 129 do not
                 keys = [rnd.randrange(3000) for _ in range(n)]
                 assert t.get_many(keys) == [ref.get(k) for k in keys], (name, n)
                 present = [k for k in keys if k in ref]
                 assert t.get_many(present) == [ref[k] for k in present], (name, n)
+            assert list(t.items()) == sorted(ref.items()), name
+            assert list(t.range(reverse=True, keys=False)) == [v for _, v in sorted(ref.items(), reverse=True)]
+        for name in ("huge", "hugez"):
+            t = db[name]
+            assert t.get_many([3, 0, 9, 2, 1]) == [huge[3], huge[0], None, huge[2], huge[1]], name
+            assert list(t.items()) == sorted(huge.items()), name
+            assert t.at(3) == (3, huge[3]) and t.get(2) == huge[2], name
+        par = db["huge"].index("parity")
+        assert list(par.range(with_index_key=True)) == [(k % 2, k, huge[k]) for k in (0, 2, 1, 3)]
+        assert par.get(1) == (1, huge[1])
+        with db["huge"].cursor() as c:
+            assert [c.item for _ in iter(c.next, False)] == sorted(huge.items())
         j = db["json"]
         assert j.get_many([5, 99, 100, 0]) == [{"i": 5}, {"i": 99}, None, {"i": 0}]
         assert j.get_many(list(range(100))) == [{"i": i} for i in range(100)]

@@ -1,0 +1,285 @@
+/* The bindings' copy-out calls (drydb_bindings.h), front half: plain
+ * tables in C.
+ *
+ * drydb_get, drydb_get_many and drydb_range answer plain tables in C
+ * (fast.c). The calls here run them while holding the table as a fast-path
+ * reader (drydb__fast_hold: closing the table waits for us, so the mapping
+ * stays), then copy the answer into the caller's columns with fast.c's
+ * fault guard armed: a page lost to truncation jumps back, and the call is
+ * answered again by the Go half (copyout.go), which reads the file with
+ * faults turned into DRYDB_CORRUPT. Tables without a fast path (compressed,
+ * closed, unknown handles) go to the Go half directly; it also reports
+ * every argument error, so the checks here only decide whether C may try.
+ *
+ * drydb__py_get* belong here too: they make the Python bytes object inside
+ * the held, guarded region. */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drydb.h"
+#include "drydb_bindings.h"
+#include "cdefs.h"
+#include "fast.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define FALLBACK (-1)
+
+/* The Go half (copyout.go): cgo exports, handles as integers. */
+int drydb__copy_get_go(uintptr_t t, const uint8_t *key, size_t klen, const struct drydb__col *val);
+int drydb__copy_get_many_go(uintptr_t t, size_t n, const uint8_t *keys, const size_t *klens,
+                            const struct drydb__col *vals, uint8_t *found, size_t *done);
+int drydb__copy_range_go(uintptr_t t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                         size_t hilen, int hikind, uint32_t flags, size_t max,
+                         const struct drydb__col *cols, size_t *n);
+
+/* The most rows C tries: their pointers live on the stack. The bindings'
+ * batches are 256; bigger ones go to Go, which needs no pointers. */
+enum { STACK_ROWS = 256 };
+
+static inline int col_ok(const struct drydb__col *c) {
+    return c->lens != NULL && (c->buf != NULL || c->cap == 0) && c->cap <= DRYDB_MAX_LEN;
+}
+
+/* The rows among the first n whose fields all fit their columns: all of
+ * them, mostly, which one sum per column tells. */
+static size_t rows_fitting(const struct drydb__col *cols, size_t ncols, size_t n) {
+    int all = 1;
+    for (size_t c = 0; c < ncols; c++) {
+        size_t sum = 0;
+        for (size_t i = 0; i < n; i++) sum += cols[c].lens[i]; /* each <= DRYDB_MAX_LEN: no overflow */
+        all &= sum <= cols[c].cap;
+    }
+    if (all) return n;
+    size_t left[2] = {cols[0].cap, ncols > 1 ? cols[1].cap : 0};
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < ncols; c++) {
+            size_t l = cols[c].lens[i];
+            if (l > left[c]) return i;
+            left[c] -= l;
+        }
+    return n;
+}
+
+/* n bytes from s to d: fixed-size moves for the short fields rows mostly
+ * have (a call of memcpy per field costs more than the copy). */
+static inline void copy_field(uint8_t *d, const uint8_t *s, size_t n) {
+    if (n > 16) {
+        memcpy(d, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(d, &a, 8);
+        memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(d, &a, 4);
+        memcpy(d + n - 4, &b, 4);
+    } else if (n > 0) {
+        d[0] = s[0];
+        d[n / 2] = s[n / 2];
+        d[n - 1] = s[n - 1];
+    }
+}
+
+/* Copies rows 0..n-1 (field i of column c at ptrs[c][i], length
+ * cols[c].lens[i]) one after another into the columns. Fields that follow
+ * each other in the file (the keys of an 8-byte-key leaf) go in one copy. */
+static void copy_rows(const struct drydb__col *cols, size_t ncols, const uint8_t *const *ptrs[], size_t n) {
+    for (size_t c = 0; c < ncols; c++) {
+        uint8_t *o = cols[c].buf;
+        const size_t *lens = cols[c].lens;
+        const uint8_t *const *p = ptrs[c];
+        for (size_t i = 0; i < n;) {
+            const uint8_t *from = p[i];
+            size_t l = lens[i++];
+            while (i < n && p[i] == from + l) l += lens[i++];
+            copy_field(o, from, l);
+            o += l;
+        }
+    }
+}
+
+/* HELD runs its last argument (code that sets rc) on table handle h's fast
+ * path as a reader (drydb__fast_hold: closing the table waits) with the
+ * fault guard armed: the lookup and the copy of what it found in one
+ * region. ft is NULL without a fast path; rc is FALLBACK then, or when a
+ * fault (the file shrank underneath) jumped back: Go answers from scratch. */
+#define HELD(h, ft, rc, ...)                                                  \
+    do {                                                                      \
+        int s_;                                                               \
+        rc = FALLBACK;                                                        \
+        if ((ft = drydb__fast_hold(h, &s_)) != NULL) {                        \
+            sigjmp_buf jb_;                                                   \
+            if (sigsetjmp(jb_, 0) == 0) {                                     \
+                drydb__fault_arm(&jb_);                                       \
+                __VA_ARGS__;                                                  \
+                drydb__fault_arm(NULL);                                       \
+            } else {                                                          \
+                rc = FALLBACK;                                                \
+            }                                                                 \
+            drydb__fast_release(ft, s_);                                      \
+        }                                                                     \
+    } while (0)
+
+EXPORT int drydb__copy_get(drydb_table *t, const uint8_t *key, size_t klen, const struct drydb__col *val) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft;
+    int rc = FALLBACK;
+    const uint8_t *v;
+    size_t vl;
+    if (val != NULL && col_ok(val))
+        HELD(h, ft, rc, {
+            if ((rc = drydb__fast_get(ft, key, klen, &v, &vl)) == DRYDB_OK) {
+                val->lens[0] = vl;
+                if (vl > val->cap) rc = DRYDB__FULL;
+                else copy_rows(val, 1, (const uint8_t *const *[]){&v}, 1);
+            }
+        });
+    if (rc != FALLBACK) return rc;
+    return drydb__copy_get_go(h, key, klen, val);
+}
+
+EXPORT int drydb__copy_get_many(drydb_table *t, size_t n, const uint8_t *keys, const size_t *klens,
+                                const struct drydb__col *vals, uint8_t *found, size_t *done) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft;
+    int rc = FALLBACK;
+    const uint8_t *v[STACK_ROWS];
+    if (n <= STACK_ROWS && vals != NULL && col_ok(vals) && done != NULL)
+        HELD(h, ft, rc, {
+            /* absent keys: length 0 (drydb_get_many's answer), nothing copied */
+            if ((rc = drydb__fast_many(ft, n, keys, klens, v, vals->lens, found)) == DRYDB_OK) {
+                size_t m = rows_fitting(vals, 1, n);
+                copy_rows(vals, 1, (const uint8_t *const *[]){v}, m);
+                *done = m;
+                if (m < n) rc = DRYDB__FULL;
+            }
+        });
+    if (rc != FALLBACK) return rc;
+    return drydb__copy_get_many_go(h, n, keys, klens, vals, found, done);
+}
+
+EXPORT int drydb__copy_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind,
+                             const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
+                             const struct drydb__col *cols, size_t *n) {
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft;
+    int rc = FALLBACK;
+    const uint8_t *kp[STACK_ROWS], *vp[STACK_ROWS];
+    if (cols != NULL && col_ok(&cols[0]) && (cols[1].lens == NULL || col_ok(&cols[1])) && max > 0 &&
+        max <= STACK_ROWS) {
+        size_t ncols = cols[1].lens != NULL ? 2 : 1;
+        HELD(h, ft, rc, {
+            rc = drydb__fast_range(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, kp, cols[0].lens,
+                                   ncols > 1 ? vp : NULL, ncols > 1 ? cols[1].lens : NULL, n);
+            if (rc == DRYDB_OK) {
+                size_t m = rows_fitting(cols, ncols, *n);
+                copy_rows(cols, ncols, (const uint8_t *const *[]){kp, vp}, m);
+                if (m < *n) {
+                    *n = m; /* lens[m]: the row that did not fit, as the lookup wrote it */
+                    rc = DRYDB__FULL;
+                }
+            }
+        });
+    }
+    if (rc != FALLBACK) return rc;
+    return drydb__copy_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, cols, n);
+}
+
+/* ---- Python objects for the Python binding ----
+ *
+ * ctypes turns a word into bytes in ~130 ns of Python arithmetic and
+ * slicing; CPython's own PyBytes_FromStringAndSize does it in ~30. The
+ * Python binding hands this library, once, the addresses of that function
+ * and of Py_IncRef and two sentinel objects (drydb__py_init); the
+ * drydb__py_get* functions then return a new reference: the value as
+ * bytes, the MISSING sentinel, or the ASK sentinel (an error, or a value
+ * the caller reads through drydb__copy_get). The library does not link
+ * against Python: the functions are only called through ctypes' PyDLL, with
+ * the GIL held, and ctypes' py_object result takes the reference. A NULL
+ * result (out of memory) carries Python's MemoryError.
+ *
+ * The bytes object is made while the table is held, with the fault guard
+ * armed. A fault inside PyBytes_FromStringAndSize can only come from its
+ * copy of the value, its last step: the object, complete but for its
+ * bytes, is then lost (a leak of one object per fault, which only a file
+ * shrinking underneath causes) and Go answers again, with DRYDB_CORRUPT:
+ * ASK. Tables without a fast path, and lookups the fast path leaves to Go,
+ * are copied by Go into a buffer of this call, and the object is made from
+ * there. */
+typedef void *(*py_bytes_fn)(const char *, ptrdiff_t);
+typedef void (*py_incref_fn)(void *);
+static py_bytes_fn py_bytes;
+static py_incref_fn py_incref;
+static void *py_missing, *py_ask;
+
+EXPORT int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask) {
+    if (bytes_fn == NULL || incref_fn == NULL || missing == NULL || ask == NULL) return DRYDB_INVALID;
+    /* the same addresses on every call of one process (the binding calls
+     * it once per load); kept for the life of the process */
+    py_bytes = (py_bytes_fn)bytes_fn;
+    py_incref = (py_incref_fn)incref_fn;
+    py_missing = missing;
+    py_ask = ask;
+    return DRYDB_OK;
+}
+
+static void *py_sentinel(int rc) {
+    if (py_incref == NULL) return NULL; /* never initialised: ctypes raises */
+    void *s = rc == DRYDB_NOTFOUND ? py_missing : py_ask;
+    py_incref(s);
+    return s;
+}
+
+/* Values up to this long, copied in Go, are copied to the stack. */
+enum { PY_GUESS = 4096 };
+
+static void *py_get_key(drydb_table *t, const uint8_t *key, size_t klen) {
+    if (py_bytes == NULL) return NULL; /* never initialised: ctypes raises */
+    uint64_t h = (uint64_t)(uintptr_t)t;
+    struct drydb__ft *ft;
+    int rc;
+    void *o = NULL;
+    const uint8_t *v;
+    size_t n = 0;
+    HELD(h, ft, rc, {
+        if ((rc = drydb__fast_get(ft, key, klen, &v, &n)) == DRYDB_OK) o = py_bytes((const char *)v, (ptrdiff_t)n);
+    });
+    if (rc == DRYDB_OK) return o; /* NULL: MemoryError */
+    if (rc == DRYDB_NOTFOUND) return py_sentinel(rc);
+    /* Go copies the value into a buffer of ours: on the stack, or, longer,
+     * once more into one of its length */
+    uint8_t stack[PY_GUESS];
+    struct drydb__col c = {stack, sizeof stack, &n};
+    rc = drydb__copy_get_go(h, key, klen, &c);
+    if (rc == DRYDB__FULL) {
+        c.cap = n;
+        c.buf = malloc(n);
+        rc = c.buf == NULL ? DRYDB_NOMEM : drydb__copy_get_go(h, key, klen, &c);
+    }
+    o = rc == DRYDB_OK ? py_bytes((const char *)c.buf, (ptrdiff_t)n) : py_sentinel(rc);
+    if (c.buf != stack) free(c.buf);
+    return o;
+}
+
+/* int64/uint64 keys as C ints (see drydb__get_word_i64 in fast.c); a
+ * negative key of a uint64 table is the encoding's error: ASK. */
+static inline void *py_get_int(drydb_table *t, int key, int kind) {
+    uint8_t k[8];
+    if (kind == DRYDB_KEY_INT64) {
+        drydb_key_int64(key, k);
+    } else {
+        if (key < 0) return py_sentinel(DRYDB_BADKEY);
+        drydb_key_uint64((uint64_t)key, k);
+    }
+    return py_get_key(t, k, 8);
+}
+
+EXPORT void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen) { return py_get_key(t, key, klen); }
+EXPORT void *drydb__py_get_i64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_INT64); }
+EXPORT void *drydb__py_get_u64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_UINT64); }
