@@ -269,6 +269,12 @@ test-windows: platform-win-x64
 	@# The file mapping's own tests (internal/osfile), as a Windows program.
 	GOOS=windows GOARCH=amd64 $(GO) test -c -o $(BUILD)/win-x64/osfile.test.exe ./internal/osfile
 	WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(WINE) $(BUILD)/win-x64/osfile.test.exe -test.v
+	@# The CLI as a Windows program: a build (temporary file, rename), a get, a verify.
+	rm -f $(BUILD)/win-x64/smoke.drydb
+	WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(WINE) $(BUILD)/win-x64/drydb.exe build $(BUILD)/win-x64/smoke.drydb \
+	  --key id -e int64 cmd/drydb/testdata/users.csv
+	WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(WINE) $(BUILD)/win-x64/drydb.exe get $(BUILD)/win-x64/smoke.drydb 2 | grep -q '"Alan Turing"'
+	WINEPREFIX=$(WINEPREFIX_DIR) WINEDEBUG=-all $(WINE) $(BUILD)/win-x64/drydb.exe verify $(BUILD)/win-x64/smoke.drydb
 
 # test_truncate checks the message of a fault on a truncated mapping;
 # qemu-user turns the host's SIGBUS into another fault (the library still
