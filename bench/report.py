@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""bench/report.py - turn bench/out/results.jsonl into docs/BENCHMARKS.md and
-docs/bench.png. Called by bench/run; safe to rerun by hand:
+"""bench/report.py - turn bench/out/results.jsonl into docs/BENCHMARKS.md,
+docs/bench.png (dense keys) and docs/bench-shapes.png (drydb's ratios on
+every key shape), and refresh the generated summary in README.md. Called by
+bench/run; safe to rerun by hand:
 
     python3 bench/report.py [bench/out/results.jsonl] [--ref lmdb]
 
-Tables: one per language and row count, stores x shapes (median ns per
-operation), then the same as ratios against a reference peer measured in the
-same run (default LMDB; < 1 means faster than the reference). A language
-without the reference uses its own (LANG_REFS: Go compares with bbolt), and
-LANG_REFS may add more (Go: also its floor, the sorted array).
+Tables: per key shape (bench/shapes.py), one per language and row count,
+stores x operations (median ns per operation), then the same as ratios
+against a reference peer measured in the same run (default LMDB; < 1 means
+faster than the reference) and against the language's floor (a sorted array
+or dict in memory). A language without the reference uses its own
+(LANG_REFS: Go compares with bbolt). A summary table gives drydb's ratios on
+every shape at once; README.md gets it between its bench-summary markers.
 """
 import datetime
 import json
@@ -21,23 +25,45 @@ import sys
 import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# operations ("shape" in the JSON lines, for the files of older runs)
 SHAPES = [
-    ("get_one", "get(123)"),
+    ("get_one", "get(key 123)"),
     ("get_random", "get, random keys"),
     ("get_stream", "get, 2^20-key stream"),
     ("get_many_stream", "get_many ×256, stream (per key)"),
     ("scan_100", "scan 100 rows"),
+    ("first_100", "first 100 of an open range"),
     ("count_8000", "count 8,000 rows"),
     ("open_get", "open + first get"),
     ("build", "build (per row)"),
 ]
+# key shapes ("data" in the JSON lines; absent = dense): bench/shapes.py
+DATA = [
+    ("dense", "Dense int64 keys, 13-byte values",
+     "int64 keys 0..N-1 (8 bytes big-endian, sign bit flipped), values `value-` + 7 digits: the original shape."),
+    ("sparse", "Sparse int64 keys, values of 8–40 bytes",
+     "int64 keys from 1000 upward with gaps drawn uniformly from 1..2,000; values of 8–40 bytes."),
+    ("str16", "16-byte string keys, values of 13–36 bytes",
+     "16-byte ASCII keys of three kinds users have: 1/2 hex of a 64-bit hash (random, no shared prefix), "
+     "1/4 `user:%011d` (a namespace and zero-padded ids: ten or more shared leading bytes), 1/4 "
+     "`ord-YYYYMMDD-nnn` (a date shared by runs of keys, a counter within the day); values of 13–36 bytes."),
+    ("uuid7", "UUIDv7 keys, values of 8–40 bytes",
+     "UUIDv7 (RFC 9562): 48-bit ms timestamps rising by 0–3 ms per key (several keys per ms), version 7, "
+     "variant 10, 74 random bits; 16 bytes; values of 8–40 bytes."),
+]
 LANGS = [("c", "C"), ("go", "Go"), ("python", "Python"), ("csharp", "C# (Mono)")]
-ORDER = ["drydb", "array", "dict", "dictionary", "tinycdb", "lmdb", "bbolt", "sqlite", "sqlite_tuned", "rocksdb"]
+ORDER = ["drydb", "drydb_zstd", "array", "dict", "dictionary", "tinycdb", "lmdb", "bbolt", "sqlite", "sqlite_tuned",
+         "rocksdb"]
 # reference peers of a language, tried after --ref: the first present gets the
-# bold row; each present one gets a ratio table
-LANG_REFS = {"go": ["bbolt", "array"]}
+# bold row; each present one gets a ratio table (the floor last)
+LANG_REFS = {"c": ["array"], "go": ["bbolt", "array"], "python": ["dict"], "csharp": ["array"]}
 FLOORS = {"array": "a sorted array searched in memory", "dict": "a dict in memory",
           "dictionary": "a Dictionary in memory"}
+# the summary: drydb against one peer per language (Go: its floor, the sorted
+# slice; the others: LMDB), on these operations
+SUMMARY_REF = {"c": "lmdb", "go": "array", "python": "lmdb", "csharp": "lmdb"}
+SUMMARY_OPS = ["get_random", "get_stream", "scan_100", "first_100", "count_8000", "open_get"]
+README_BEGIN, README_END = "<!-- bench-summary:begin -->", "<!-- bench-summary:end -->"
 
 
 def sh(cmd):
@@ -106,40 +132,42 @@ def spread(rec):
 
 
 def load(path):
+    """{(lang, data, rows, store, op): record}"""
     res = {}
     for line in open(path):
         line = line.strip()
         if not line.startswith("{"):
             continue
         d = json.loads(line)
-        res[(d["lang"], d["rows"], d["store"], d["shape"])] = d
+        res[(d["lang"], d.get("data", "dense"), d["rows"], d["store"], d["shape"])] = d
     return res
 
 
-def stores_of(res, lang, rows):
-    found = {k[2] for k in res if k[0] == lang and k[1] == rows}
+def stores_of(res, lang, data, rows):
+    found = {k[3] for k in res if k[:3] == (lang, data, rows)}
     return sorted(found, key=lambda s: (ORDER.index(s) if s in ORDER else 99, s))
 
 
-def refs_of(res, lang, rows, ref):
+def refs_of(res, lang, data, rows, ref):
     want = [ref] + LANG_REFS.get(lang, [])
-    return [r for r in dict.fromkeys(want) if any(k[:3] == (lang, rows, r) for k in res)]
+    return [r for r in dict.fromkeys(want) if any(k[:4] == (lang, data, rows, r) for k in res)]
 
 
-def table(res, lang, rows, refs):
-    stores = stores_of(res, lang, rows)
-    shapes = [(s, t) for s, t in SHAPES if any((lang, rows, st, s) in res for st in stores)]
+def table(res, lang, data, rows, refs):
+    stores = stores_of(res, lang, data, rows)
+    at = lambda st, s: res.get((lang, data, rows, st, s))  # noqa: E731
+    shapes = [(s, t) for s, t in SHAPES if any(at(st, s) for st in stores)]
     out = ["| store | " + " | ".join(t for _, t in shapes) + " | build rows/s | file |",
            "|---|" + "---:|" * (len(shapes) + 2)]
     for st in stores:
         cells = []
         for s, _ in shapes:
-            r = res.get((lang, rows, st, s))
+            r = at(st, s)
             c = fmt_ns(r["ns_per_op"]) if r else "–"
             if r and spread(r) > 0.2:
                 c += " ~"
             cells.append(c)
-        b = res.get((lang, rows, st, "build"))
+        b = at(st, "build")
         rps = format(b["rows_per_s"], ",") if b and "rows_per_s" in b else "–"
         fb = b.get("file_bytes") if b else 0
         size = ("%s KB" % format(round(fb / 1000), ",")) if fb else "–"
@@ -147,13 +175,13 @@ def table(res, lang, rows, refs):
         out.append("| %s | %s | %s | %s |" % (name, " | ".join(cells), rps, size))
     lines = ["\n".join(out)]
     for ref in refs:
-        # only the shapes the reference has (a ratio column of dashes says nothing)
-        rshapes = [(s, t) for s, t in shapes if (lang, rows, ref, s) in res]
+        # only the operations the reference has (a ratio column of dashes says nothing)
+        rshapes = [(s, t) for s, t in shapes if at(ref, s)]
         rt = ["| store | " + " | ".join(t for _, t in rshapes) + " |", "|---|" + "---:|" * len(rshapes)]
         for st in stores:
             cells = []
             for s, _ in rshapes:
-                a, b = res.get((lang, rows, st, s)), res.get((lang, rows, ref, s))
+                a, b = at(st, s), at(ref, s)
                 cells.append(ratio(a["ns_per_op"] / b["ns_per_op"]) if a and b and b["ns_per_op"] > 0 else "–")
             rt.append("| %s | %s |" % (st, " | ".join(cells)))
         if ref in FLOORS:
@@ -165,15 +193,63 @@ def table(res, lang, rows, refs):
     return "\n\n".join(lines)
 
 
+def summary_rows(res):
+    """(label, data, store) of the summary's lines: drydb on every shape
+    measured, then drydb_zstd on the shapes it ran on."""
+    out = []
+    for store, suffix in (("drydb", ""), ("drydb_zstd", ", zstd pages")):
+        for data, _, _ in DATA:
+            if any(k[1] == data and k[3] == store for k in res):
+                out.append((data + suffix, data, store))
+    return out
+
+
+def summary(res, where):
+    """drydb's time relative to one peer per language, on every shape: one
+    table per language, a cell per operation with one ratio per row count."""
+    rows_list = sorted({k[2] for k in res})
+    titles = dict(SHAPES)
+    parts = []
+    for lang, title in LANGS:
+        ref = SUMMARY_REF[lang]
+        lines = [l for l in summary_rows(res) if any(k[0] == lang and k[1] == l[1] and k[3] == l[2] for k in res)]
+        ops = [o for o in SUMMARY_OPS if any(k[0] == lang and k[4] == o and k[3] == ref for k in res)]
+        if not lines or not ops:
+            continue
+        zstd = any(st == "drydb_zstd" for _, _, st in lines)
+
+        def cell(data, store, op, base=ref):
+            out = []
+            for n in rows_list:
+                a, b = res.get((lang, data, n, store, op)), res.get((lang, data, n, base, op))
+                out.append(ratio(a["ns_per_op"] / b["ns_per_op"]) if a and b and b["ns_per_op"] > 0 else "–")
+            return " / ".join(out)
+        head = ["keys"] + [titles[o] for o in ops] + (["open + first get ÷ uncompressed drydb's"] if zstd else [])
+        t = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+        for label, data, store in lines:
+            cells = [cell(data, store, o) for o in ops]
+            if zstd:
+                cells.append(cell(data, store, "open_get", "drydb") if store == "drydb_zstd" else "")
+            t.append("| %s | %s |" % (label, " | ".join(cells)))
+        vs = ("its floor, a sorted slice in memory (`[]int64`; `[]string` for string and UUID keys)"
+              if ref == "array" else "LMDB" if lang != "python" else "py-lmdb")
+        parts.append("**%s**, drydb's time ÷ %s's:\n\n%s" % (title, vs, "\n".join(t)))
+    if not parts:
+        return ""
+    each = " / ".join(format(n, ",") for n in rows_list)
+    return ("Each cell: drydb's median time ÷ the peer's in the same run, at %s rows (below 1 = drydb is "
+            "faster). %s\n\n%s" % (each, where, "\n\n".join(parts)))
+
+
 def configs(res):
     seen = {}
-    for (lang, rows, st, shape), d in sorted(res.items()):
+    for (lang, data, rows, st, shape), d in sorted(res.items()):
         if shape == "build" and (lang, st) not in seen:
             seen[(lang, st)] = (d.get("version", ""), d.get("config", ""))
     return seen
 
 
-def write_md(res, path, ref, src):
+def write_md(res, path, ref, src, shapes_png):
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     L = ["<!-- GENERATED by bench/report.py from bench/out/results.jsonl: do not edit by hand. "
          "Regenerate with `make bench` (bench/run). -->",
@@ -183,47 +259,82 @@ def write_md(res, path, ref, src):
          "Every figure is the **median** of several repetitions (env `BENCH_REPS`, default 7 in `bench/run`) of ns per "
          "operation; each repetition lasts about `BENCH_TARGET_MS` (25 ms). The machine is noisy: compare "
          "stores of the same run through the ratio tables, and treat differences under ~20 % as noise. "
-         "A `~` marks a cell whose repetitions spread by more than 20 %.", "",
-         "## Machine", ""]
+         "A `~` marks a cell whose repetitions spread by more than 20 %.", ""]
+    summ = summary(res, "The full tables follow.")
+    if summ:
+        L += ["## Summary by key shape", "", summ, ""]
+        if shapes_png:
+            L += ["![drydb's time relative to its peer, by key shape](bench-shapes.png)", ""]
+    L += ["## Machine", ""]
     L += ["| | |", "|---|---|"] + ["| %s | %s |" % kv for kv in machine()]
-    L += ["", "## Shapes", "",
-          "Rows: int64 keys 0..N-1 encoded as 8 bytes big-endian with the sign bit flipped, 13-byte values "
-          "`value-` + 7 digits; N = 10,000 and 1,000,000. Files are read with a warm OS cache.", "",
-          "| shape | what one operation is |", "|---|---|",
-          "| get(123) | point get of key 123, repeated |",
-          "| get, random keys | point get of keys from the LCG `seed = seed*1664525 + 1013904223` (uint32) `% N`, "
-          "seed 1; the same 1,000-key sequence repeats |",
+    L += ["", "## Key shapes", "",
+          "The rows of each shape are written once per run by `bench/shapes.py` (fixed seeds) and read by every "
+          "language, so all stores of all languages load the same rows. N = 10,000 and 1,000,000. `drydb_zstd` is "
+          "drydb's table with zstd pages (default level, no dictionary), measured on the dense and str16 rows "
+          "beside the same peers. Files are read with a warm OS cache.", "",
+          "| shape | keys and values |", "|---|---|"]
+    L += ["| %s | %s |" % (d, text) for d, _, text in DATA]
+    L += ["", "## Operations", "",
+          "Key *i* is the *i*-th smallest key of the shape, so every shape runs the same operations.", "",
+          "| operation | what one operation is |", "|---|---|",
+          "| get(key 123) | point get of key 123, repeated |",
+          "| get, random keys | point get of keys *i* with *i* from the LCG `seed = seed*1664525 + 1013904223` "
+          "(uint32) `% N`, seed 1; the same 1,000-key sequence repeats |",
           "| get, 2^20-key stream | point get over a pre-generated array of 2^20 LCG keys (seed 42), each used "
           "once per pass (repetitions continue through the stream) |",
           "| get_many ×256 | the same stream through the store's batch call, 256 keys per call; ns per key "
           "(only stores with a native batch call) |",
-          "| scan 100 rows | range [2000, 2099], every value read |",
-          "| count 8,000 rows | number of rows in [1000, 8999] |",
-          "| open + first get | open the file, get(123), close |",
+          "| scan 100 rows | range [key 2000, key 2099], every value read |",
+          "| first 100 of an open range | Python: the first 100 (key, value) rows of the range key ≥ key 2000 "
+          "with no upper bound, taken from the store's lazy iterator (`itertools.islice`) |",
+          "| count 8,000 rows | number of rows in [key 1000, key 8999] |",
+          "| open + first get | open the file, get(key 123), close |",
           "| build | write the database from sorted input, synced; ns per row (rows/s beside) |", ""]
-    for rows in sorted({k[1] for k in res}):
-        L.append("## %s rows" % format(rows, ","))
-        for lang, title in LANGS:
-            if not any(k[0] == lang and k[1] == rows for k in res):
-                continue
-            L += ["", "### %s, %s rows" % (title, format(rows, ",")), "",
-                  table(res, lang, rows, refs_of(res, lang, rows, ref)), ""]
+    for data, title, _ in DATA:
+        if not any(k[1] == data for k in res):
+            continue
+        L.append("## %s" % title)
+        for rows in sorted({k[2] for k in res if k[1] == data}):
+            for lang, ltitle in LANGS:
+                if not any(k[:3] == (lang, data, rows) for k in res):
+                    continue
+                L += ["", "### %s, %s, %s rows" % (ltitle, data, format(rows, ",")), "",
+                      table(res, lang, data, rows, refs_of(res, lang, data, rows, ref)), ""]
     L += ["## Stores and how each is configured", "", "| language | store | version | configuration |",
           "|---|---|---|---|"]
     for (lang, st), (ver, cfg) in sorted(configs(res).items()):
         L.append("| %s | %s | %s | %s |" % (lang, st, ver.replace("|", "/"), cfg.replace("|", "/")))
-    L += ["", "![chart](bench.png)", "",
-          "Harness sources: `bench/c` (one program per store: `driver.c` + `store_<name>.c`), "
-          "`bench/go` (drydb's engine package, bbolt and a sorted `[]int64` in one program), "
+    L += ["", "![chart: dense keys](bench.png)", "",
+          "Harness sources: `bench/shapes.py` (the key shapes), `bench/c` (one program per store: `driver.c` + "
+          "`store_<name>.c`), `bench/go` (drydb's engine package, bbolt and a sorted slice in one program), "
           "`bench/python/bench.py`, `bench/csharp/Bench.cs`; runner `bench/run`; this report `bench/report.py`.", ""]
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write("\n".join(L))
 
 
+def update_readme(res, path):
+    """Replace the text between README_BEGIN and README_END with the summary
+    (README.md keeps one generated block; nothing else of it is touched)."""
+    try:
+        text = open(path).read()
+    except OSError:
+        return False
+    a, b = text.find(README_BEGIN), text.find(README_END)
+    summ = summary(res, "The full tables are in [docs/BENCHMARKS.md](docs/BENCHMARKS.md).")
+    if a < 0 or b < a or not summ:
+        return False
+    now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d")
+    block = "%s\n<!-- generated by bench/report.py (make bench, %s): do not edit by hand -->\n%s\n" % (
+        README_BEGIN, now, summ)
+    with open(path, "w") as f:
+        f.write(text[:a] + block + text[b:])
+    return True
+
+
 # ---------------------------------------------------------------- chart
 
-COLORS = {"drydb": "#d62728", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
+COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
           "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
           "rocksdb": "#9467bd", "bbolt": "#e377c2"}
 
@@ -233,14 +344,14 @@ def color_of(store):
 
 
 def chart(res, path):
+    """Dense keys: ns per operation, a panel per (row count, language)."""
+    res = {(k[0], k[2], k[3], k[4]): d for k, d in res.items() if k[1] == "dense"}
+    if not res:
+        return
     rows_list = sorted({k[1] for k in res})
     langs = [(l, t) for l, t in LANGS if any(k[0] == l for k in res)]
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("report: matplotlib missing (pip install matplotlib): drawing a plain chart", file=sys.stderr)
+    plt = pyplot()
+    if plt is None:
         return plain_chart(res, path)
     shapes = [s for s, _ in SHAPES if s != "build"]
     fig, axes = plt.subplots(len(rows_list), len(langs), figsize=(6 * len(langs), 4.2 * len(rows_list)),
@@ -248,7 +359,8 @@ def chart(res, path):
     for i, rows in enumerate(rows_list):
         for j, (lang, title) in enumerate(langs):
             ax = axes[i][j]
-            stores = stores_of(res, lang, rows)
+            stores = sorted({k[2] for k in res if k[:2] == (lang, rows)},
+                            key=lambda s: (ORDER.index(s) if s in ORDER else 99, s))
             sh_here = [s for s in shapes if any((lang, rows, st, s) in res for st in stores)]
             w = 0.8 / max(1, len(stores))
             for si, st in enumerate(stores):
@@ -262,13 +374,63 @@ def chart(res, path):
             ax.set_yscale("log")
             ax.set_xticks(range(len(sh_here)))
             ax.set_xticklabels(sh_here, rotation=30, ha="right", fontsize=8)
-            ax.set_title("%s, %s rows" % (title, format(rows, ",")))
+            ax.set_title("%s, dense keys, %s rows" % (title, format(rows, ",")))
             ax.set_ylabel("ns per op (log)")
             ax.grid(axis="y", alpha=0.3)
             if stores:
                 ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
+
+
+def chart_shapes(res, path):
+    """drydb's time ÷ the summary's peer, per language (rows of panels: row
+    counts), groups = key shapes, bars = operations; True if drawn."""
+    plt = pyplot()
+    lines = summary_rows(res)
+    rows_list = sorted({k[2] for k in res})
+    langs = [(l, t) for l, t in LANGS if any(k[0] == l and k[3] == SUMMARY_REF[l] for k in res)]
+    if plt is None or not lines or not langs:
+        return False
+    colors = ["#d62728", "#ff7f0e", "#1f77b4", "#9467bd", "#2ca02c", "#7f7f7f"]
+    fig, axes = plt.subplots(len(rows_list), len(langs), figsize=(6 * len(langs), 4.2 * len(rows_list)),
+                             squeeze=False)
+    for i, rows in enumerate(rows_list):
+        for j, (lang, title) in enumerate(langs):
+            ax, ref = axes[i][j], SUMMARY_REF[lang]
+            ops = [o for o in SUMMARY_OPS if any(k[0] == lang and k[4] == o and k[3] == ref for k in res)]
+            w = 0.8 / max(1, len(ops))
+            for oi, op in enumerate(ops):
+                xs, ys = [], []
+                for x, (_, data, store) in enumerate(lines):
+                    a, b = res.get((lang, data, rows, store, op)), res.get((lang, data, rows, ref, op))
+                    if a and b and b["ns_per_op"] > 0:
+                        xs.append(x + (oi - (len(ops) - 1) / 2) * w)
+                        ys.append(a["ns_per_op"] / b["ns_per_op"])
+                ax.bar(xs, ys, w, label=dict(SHAPES)[op], color=colors[oi % len(colors)])
+            ax.axhline(1, color="black", lw=0.8)
+            ax.set_yscale("log")
+            ax.set_xticks(range(len(lines)))
+            ax.set_xticklabels([l for l, _, _ in lines], rotation=30, ha="right", fontsize=8)
+            ax.set_title("%s, %s rows: drydb ÷ %s" % (title, format(rows, ","), ref))
+            ax.set_ylabel("time ratio (log; below 1 = drydb faster)")
+            ax.grid(axis="y", alpha=0.3)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    return True
+
+
+def pyplot():
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        return plt
+    except ImportError:
+        print("report: matplotlib missing (pip install matplotlib): plain dense chart, no shapes chart",
+              file=sys.stderr)
+        return None
 
 
 def plain_chart(res, path):
@@ -301,13 +463,20 @@ def main():
     ap.add_argument("--ref", default="lmdb", help="reference peer for the ratio tables")
     ap.add_argument("--md", default=os.path.join(ROOT, "docs", "BENCHMARKS.md"))
     ap.add_argument("--png", default=os.path.join(ROOT, "docs", "bench.png"))
+    ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"),
+                    help="file whose bench-summary block gets the summary ('' = none)")
     a = ap.parse_args()
     res = load(a.results)
     if not res:
         sys.exit("report: no results in %s" % a.results)
-    write_md(res, a.md, a.ref, a.results)
+    shapes_png = os.path.join(os.path.dirname(a.png), "bench-shapes.png")
+    drawn = chart_shapes(res, shapes_png)
+    write_md(res, a.md, a.ref, a.results, drawn)
     chart(res, a.png)
-    print("report: wrote %s and %s" % (os.path.relpath(a.md, ROOT), os.path.relpath(a.png, ROOT)), file=sys.stderr)
+    wrote = [a.md, a.png] + ([shapes_png] if drawn else [])
+    if a.readme and update_readme(res, a.readme):
+        wrote.append(a.readme)
+    print("report: wrote %s" % ", ".join(os.path.relpath(p, ROOT) for p in wrote), file=sys.stderr)
 
 
 if __name__ == "__main__":

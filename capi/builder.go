@@ -7,6 +7,7 @@ package main
 import "C"
 
 import (
+	"fmt"
 	"sync"
 	"unsafe"
 
@@ -26,8 +27,9 @@ type builderObj struct {
 }
 
 type tbuilderObj struct {
-	bo *builderObj
-	tb *engine.TableBuilder
+	bo  *builderObj
+	tb  *engine.TableBuilder
+	enc keyenc.Encoding // for the columnar calls, which encode keys
 }
 
 type ibuilderObj struct {
@@ -170,7 +172,7 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	if err != nil {
 		return fail(err)
 	}
-	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb})
+	th := newHandle(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc})
 	if th == 0 {
 		return failf(codeNoMem, "too many open handles")
 	}
@@ -233,28 +235,13 @@ func pairs(n C.size_t, as *C.uint8_t, alens *C.size_t, bs *C.uint8_t, blens *C.s
 	if n == 0 {
 		return codeOK
 	}
-	if uint64(n) > maxBatch {
-		return failf(codeInvalid, "n = %d exceeds %d", uint64(n), maxBatch)
+	al, aa, rc := concat("keys", n, as, alens)
+	if rc != codeOK {
+		return rc
 	}
-	if alens == nil || blens == nil {
-		return failf(codeInvalid, "NULL length array")
-	}
-	al, bl := unsafe.Slice(alens, int(n)), unsafe.Slice(blens, int(n))
-	var ta, tb uint64
-	for i := range al {
-		if uint64(al[i]) > maxLen || uint64(bl[i]) > maxLen {
-			return failf(codeInvalid, "length of item %d exceeds DRYDB_MAX_LEN", i)
-		}
-		ta += uint64(al[i])
-		tb += uint64(bl[i])
-	}
-	aa, ok := in(as, C.size_t(ta))
-	if !ok {
-		return badLen("keys", as, C.size_t(ta))
-	}
-	ba, ok := in(bs, C.size_t(tb))
-	if !ok {
-		return badLen("values", bs, C.size_t(tb))
+	bl, ba, rc := concat("values", n, bs, blens)
+	if rc != codeOK {
+		return rc
 	}
 	var oa, ob uint64
 	for i := range al {
@@ -269,6 +256,30 @@ func pairs(n C.size_t, as *C.uint8_t, alens *C.size_t, bs *C.uint8_t, blens *C.s
 	return codeOK
 }
 
+// concat checks the n (> 0) lengths of byte strings concatenated at p and
+// returns them and the bytes.
+func concat(what string, n C.size_t, p *C.uint8_t, lens *C.size_t) ([]C.size_t, []byte, C.int) {
+	if uint64(n) > maxBatch {
+		return nil, nil, failf(codeInvalid, "n = %d exceeds %d", uint64(n), maxBatch)
+	}
+	if lens == nil {
+		return nil, nil, failf(codeInvalid, "NULL length array")
+	}
+	l := unsafe.Slice(lens, int(n))
+	var total uint64
+	for i := range l {
+		if uint64(l[i]) > maxLen {
+			return nil, nil, failf(codeInvalid, "length of item %d exceeds DRYDB_MAX_LEN", i)
+		}
+		total += uint64(l[i])
+	}
+	all, ok := in(p, C.size_t(total))
+	if !ok {
+		return nil, nil, badLen(what, p, C.size_t(total))
+	}
+	return l, all, codeOK
+}
+
 //export drydb_builder_append_many
 func drydb_builder_append_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens *C.size_t, vals *C.uint8_t, vlens *C.size_t) (rc C.int) {
 	defer guard(&rc)
@@ -278,11 +289,81 @@ func drydb_builder_append_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens
 	}
 	defer t.bo.mu.Unlock()
 	return pairs(n, keys, klens, vals, vlens, func(i int, k, v []byte) C.int {
-		if err := t.tb.Append(k, v); err != nil {
-			return failf(codeOf(err), "row %d: %v", i, err)
-		}
-		return codeOK
+		return failItem(t.tb.Append(k, v), i)
 	})
+}
+
+// failItem is fail for item i of a batch call. The engine's message names
+// the row by its number in the table; the item number says which of this
+// call's rows that is (those before it were added).
+func failItem(err error, i int) C.int {
+	rc := fail(err)
+	if rc != codeOK {
+		setErrmsg(fmt.Sprintf("%v (item %d of this call)", err, i))
+	}
+	return rc
+}
+
+// drydb__builder_append_row is drydb_builder_append together with n entries
+// of the table's indexes (index builder handles ibs[i], index keys
+// concatenated in ikeys with lengths iklens), all or nothing: a refused row
+// or entry adds nothing (engine.TableBuilder.AppendRow). The bindings' index
+// functions add through it. Not in drydb.h: a binding's concern.
+//
+//export drydb__builder_append_row
+func drydb__builder_append_row(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t, n C.size_t, ibs *C.uintptr_t, ikeys *C.uint8_t, iklens *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.mu.Unlock()
+	k, ok := in(key, klen)
+	if !ok {
+		return badLen("key", key, klen)
+	}
+	v, ok := in(val, vlen)
+	if !ok {
+		return badLen("value", val, vlen)
+	}
+	var entries []engine.IndexEntry
+	if n > 0 {
+		if ibs == nil {
+			return failf(codeInvalid, "drydb__builder_append_row: NULL index builders")
+		}
+		l, all, rc := concat("index keys", n, ikeys, iklens)
+		if rc != codeOK {
+			return rc
+		}
+		for i, h := range unsafe.Slice(ibs, int(n)) {
+			o, code := lookup(uintptr(h), kindIBuilder)
+			if code != codeOK {
+				return handleErr(code, kindIBuilder)
+			}
+			entries = append(entries, engine.IndexEntry{Index: o.(*ibuilderObj).ib, Key: all[:l[i]]})
+			all = all[l[i]:]
+		}
+	}
+	return fail(t.tb.AppendRow(k, v, entries...))
+}
+
+// drydb__builder_key_limit gives the longest key the table accepts, so a
+// binding that buffers rows refuses a longer one at the call that gives it.
+// Not in drydb.h.
+//
+//export drydb__builder_key_limit
+func drydb__builder_key_limit(h C.uintptr_t, out *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.mu.Unlock()
+	if out == nil {
+		return failf(codeInvalid, "drydb__builder_key_limit: NULL out")
+	}
+	*out = C.size_t(t.tb.MaxKeySize())
+	return codeOK
 }
 
 //export drydb_builder_index_add
@@ -313,10 +394,7 @@ func drydb_builder_index_add_many(h C.uintptr_t, n C.size_t, ikeys *C.uint8_t, i
 	}
 	defer x.bo.mu.Unlock()
 	return pairs(n, ikeys, iklens, pks, pklens, func(i int, k, p []byte) C.int {
-		if err := x.ib.Add(k, p); err != nil {
-			return failf(codeOf(err), "entry %d: %v", i, err)
-		}
-		return codeOK
+		return failItem(x.ib.Add(k, p), i)
 	})
 }
 

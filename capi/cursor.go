@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/drydb/drydb/engine"
+	"github.com/drydb/drydb/engine/keyenc"
 )
 
 // engCursor is what table and index cursors have in common.
@@ -76,6 +77,7 @@ type cursorObj struct {
 	d      *dbObj
 	c      engCursor
 	ic     *engine.IndexCursor // nil for table cursors
+	enc    keyenc.Encoding     // of the keys seeks take: the table's, or the index's
 	tc     *engine.Cursor      // table cursors: the concrete type, for the batch fast path
 	gk, gv [][]byte            // plainBatch scratch
 	fresh  bool                // never positioned: next acts as first, prev as last
@@ -127,8 +129,8 @@ func (c *cursorObj) done() {
 	c.mu.Unlock()
 }
 
-func newCursor(d *dbObj, ec engCursor, ic *engine.IndexCursor, out *C.uintptr_t) C.int {
-	co := &cursorObj{d: d, c: ec, ic: ic, fresh: true}
+func newCursor(d *dbObj, ec engCursor, ic *engine.IndexCursor, enc keyenc.Encoding, out *C.uintptr_t) C.int {
+	co := &cursorObj{d: d, c: ec, ic: ic, enc: enc, fresh: true}
 	co.tc, _ = ec.(*engine.Cursor)
 	h := newHandle(kindCursor, co)
 	if h == 0 {
@@ -151,11 +153,11 @@ func drydb_cursor_open(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 	if out == nil {
 		return failf(codeInvalid, "drydb_cursor_open: NULL out")
 	}
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, true)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, t.enc, true)
 	if rc != codeOK {
 		return rc
 	}
-	return newCursor(t.d, t.t.NewCursor(l, u), nil, out)
+	return newCursor(t.d, t.t.NewCursor(l, u), nil, t.enc, out)
 }
 
 //export drydb_cursor_open_prefix
@@ -174,7 +176,7 @@ func drydb_cursor_open_prefix(h C.uintptr_t, p *C.uint8_t, plen C.size_t, out *C
 		return failf(codeInvalid, "drydb_cursor_open_prefix: NULL out")
 	}
 	l, u := engine.PrefixBounds(append([]byte{}, b...))
-	return newCursor(t.d, t.t.NewCursor(l, u), nil, out)
+	return newCursor(t.d, t.t.NewCursor(l, u), nil, t.enc, out)
 }
 
 //export drydb_index_cursor_open
@@ -188,12 +190,12 @@ func drydb_index_cursor_open(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokin
 	if out == nil {
 		return failf(codeInvalid, "drydb_index_cursor_open: NULL out")
 	}
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, true)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, x.enc, true)
 	if rc != codeOK {
 		return rc
 	}
 	ic := x.ix.NewCursor(l, u)
-	return newCursor(x.d, ic, ic, out)
+	return newCursor(x.d, ic, ic, x.enc, out)
 }
 
 //export drydb_index_cursor_open_prefix
@@ -212,7 +214,7 @@ func drydb_index_cursor_open_prefix(h C.uintptr_t, p *C.uint8_t, plen C.size_t, 
 		return failf(codeInvalid, "drydb_index_cursor_open_prefix: NULL out")
 	}
 	ic := x.ix.Prefix(append([]byte{}, b...))
-	return newCursor(x.d, ic, ic, out)
+	return newCursor(x.d, ic, ic, x.enc, out)
 }
 
 //export drydb_cursor_close
@@ -254,31 +256,37 @@ func (c *cursorObj) moved(ok bool) C.int {
 	return codeNotFound
 }
 
-// move runs one positioning call on cursor h.
-func move(h C.uintptr_t, f func(c *cursorObj) bool) (rc C.int) {
+// move runs one positioning call on cursor h. key, for seeks, points at the
+// key f seeks to; it is validated against the cursor's encoding first.
+func move(h C.uintptr_t, key *[]byte, f func(c *cursorObj) bool) (rc C.int) {
 	defer guard(&rc)
 	c, rc := getCursor(h)
 	if rc != codeOK {
 		return rc
 	}
 	defer c.done()
+	if key != nil {
+		if rc := checkKey("seek key", *key, c.enc); rc != codeOK {
+			return rc
+		}
+	}
 	defer debug.SetPanicOnFault(faults())
 	return c.moved(f(c))
 }
 
 //export drydb_cursor_first
 func drydb_cursor_first(h C.uintptr_t) C.int {
-	return move(h, func(c *cursorObj) bool { return c.c.First() })
+	return move(h, nil, func(c *cursorObj) bool { return c.c.First() })
 }
 
 //export drydb_cursor_last
 func drydb_cursor_last(h C.uintptr_t) C.int {
-	return move(h, func(c *cursorObj) bool { return c.c.Last() })
+	return move(h, nil, func(c *cursorObj) bool { return c.c.Last() })
 }
 
 //export drydb_cursor_next
 func drydb_cursor_next(h C.uintptr_t) C.int {
-	return move(h, func(c *cursorObj) bool {
+	return move(h, nil, func(c *cursorObj) bool {
 		if c.fresh {
 			return c.c.First()
 		}
@@ -288,7 +296,7 @@ func drydb_cursor_next(h C.uintptr_t) C.int {
 
 //export drydb_cursor_prev
 func drydb_cursor_prev(h C.uintptr_t) C.int {
-	return move(h, func(c *cursorObj) bool {
+	return move(h, nil, func(c *cursorObj) bool {
 		if c.fresh {
 			return c.c.Last()
 		}
@@ -298,7 +306,7 @@ func drydb_cursor_prev(h C.uintptr_t) C.int {
 
 //export drydb_cursor_seek_row
 func drydb_cursor_seek_row(h C.uintptr_t, n C.uint64_t) C.int {
-	return move(h, func(c *cursorObj) bool { return c.c.SeekRow(uint64(n)) })
+	return move(h, nil, func(c *cursorObj) bool { return c.c.SeekRow(uint64(n)) })
 }
 
 func seek(h C.uintptr_t, k *C.uint8_t, klen C.size_t, exact bool) C.int {
@@ -306,7 +314,7 @@ func seek(h C.uintptr_t, k *C.uint8_t, klen C.size_t, exact bool) C.int {
 	if !ok {
 		return badLen("key", k, klen)
 	}
-	return move(h, func(c *cursorObj) bool {
+	return move(h, &b, func(c *cursorObj) bool {
 		if exact {
 			return c.c.SeekExact(b)
 		}

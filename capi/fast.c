@@ -72,6 +72,8 @@ struct drydb__ft {
     uint32_t pshift;
     int key8;
     int kind;
+    int nparts;
+    uint8_t parts[DRYDB_MAX_PARTS];
     struct drydb__ft *next_free;
     struct { _Atomic int64_t n; char pad[56]; } active[STRIPES];
 };
@@ -178,6 +180,8 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->pshift = l->pshift;
     ft->key8 = l->key8;
     ft->kind = l->kind;
+    ft->nparts = l->nparts < DRYDB_MAX_PARTS ? l->nparts : DRYDB_MAX_PARTS;
+    memcpy(ft->parts, l->parts, sizeof ft->parts);
     ft->next_free = NULL;
     atomic_store(&ft->handle, handle);
     atomic_store(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], ft);
@@ -342,6 +346,101 @@ static inline int keycmp(const uint8_t *a, size_t al, const uint8_t *b, size_t b
     return c != 0 ? c : (al > bl) - (al < bl);
 }
 
+/* ---- slotted pages (variable-length keys; docs/FORMAT.md, "Key heads") ---- */
+
+static inline uint32_t u32be(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return __builtin_bswap32(v); }
+
+/* Key i of slotted page p, leaf or branch. */
+static inline const uint8_t *slot_key(const uint8_t *p, size_t i, size_t *kl) {
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+    if (p[DRYDB__PG_LEVEL] == 0) {
+        *kl = u16le(e);
+        return e + DRYDB__LEAF_HDR;
+    }
+    *kl = u16le(e + 16);
+    return e + DRYDB__BRANCH_HDR;
+}
+
+/* The 4 bytes of key after prefix, zero-padded (engine keyHead). */
+static inline uint32_t key_head(const uint8_t *key, size_t klen, size_t prefix) {
+    if (klen >= prefix + 4) return u32be(key + prefix);
+    uint8_t b[4] = {0, 0, 0, 0};
+    if (klen > prefix) memcpy(b, key + prefix, klen - prefix);
+    return u32be(b);
+}
+
+/* heads_lower is the engine's headsLower: among entries from..n-1 of a
+ * page that carries heads, the first whose key is >= key (> key with
+ * after set); whole keys are compared only among equal heads. */
+static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t klen, size_t from, int after) {
+    if (n <= from) return n;
+    const uint8_t *h = p + DRYDB__PAGE_HDR + 2 * n;
+    size_t prefix = u16le(h);
+    const uint8_t *heads = h + DRYDB__HEADS_HDR;
+    if (prefix > 0) {
+        size_t pl;
+        const uint8_t *pk = slot_key(p, from, &pl); /* every key has the prefix */
+        size_t m = prefix < klen ? prefix : klen;
+        int c = memcmp(key, pk, m);
+        if (c < 0 || (c == 0 && klen < prefix)) return from;
+        if (c > 0) return n;
+    }
+    uint32_t hk = key_head(key, klen, prefix);
+    /* the first head >= hk, branch-free (a conditional move per step: the
+     * branches of a plain binary search over random keys mispredict) */
+    size_t lo = from, len = n - from;
+    while (len > 1) {
+        size_t half = len >> 1;
+        lo = u32be(heads + 4 * (lo + half - 1)) < hk ? lo + half : lo;
+        len -= half;
+    }
+    lo += u32be(heads + 4 * lo) < hk;
+    size_t end = lo;
+    while (end < n && u32be(heads + 4 * end) == hk) {
+        if (++end - lo > 4) { /* many equal heads: find their end by halving */
+            size_t a = end, b = n;
+            while (a < b) {
+                size_t m = (a + b) >> 1;
+                if (u32be(heads + 4 * m) <= hk) a = m + 1;
+                else b = m;
+            }
+            end = a;
+            break;
+        }
+    }
+    while (lo < end) {
+        size_t m = (lo + end) >> 1, kl;
+        const uint8_t *k = slot_key(p, m, &kl);
+        int c = keycmp(k, kl, key, klen);
+        if (c < 0 || (after && c == 0)) lo = m + 1;
+        else end = m;
+    }
+    return lo;
+}
+
+/* Among entries from..n-1 of slotted page p, the first whose key is >= key
+ * (> key with after set): through the heads when the page has them. */
+static inline size_t slot_lower(const uint8_t *p, const uint8_t *key, size_t klen, size_t from, int after) {
+    size_t n = u16le(p + DRYDB__PG_N);
+    if (p[DRYDB__PG_TYPE] & DRYDB__PG_HEADS) return heads_lower(p, n, key, klen, from, after);
+    size_t lo = from, hi = n;
+    while (lo < hi) {
+        size_t m = (lo + hi) >> 1, kl;
+        const uint8_t *k = slot_key(p, m, &kl);
+        int c = keycmp(k, kl, key, klen);
+        if (c < 0 || (after && c == 0)) lo = m + 1;
+        else hi = m;
+    }
+    return lo;
+}
+
+/* The child of slotted branch p that may hold key: the last entry whose
+ * separator is <= key (entry 0 when none is). */
+static inline uint64_t slot_branch_child(const uint8_t *p, const uint8_t *key, size_t klen) {
+    size_t i = slot_lower(p, key, klen, 1, 1) - 1;
+    return u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
+}
+
 /* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. */
 static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
                   const uint8_t **val, size_t *vlen) {
@@ -367,25 +466,11 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
     for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
         const uint8_t *p = page(ft, ref, lvl);
         if (p == NULL) return FALLBACK;
-        /* the last entry whose separator is <= key (entry 0 otherwise) */
-        size_t lo = 1, hi = u16le(p + DRYDB__PG_N);
-        while (lo < hi) {
-            size_t m = (lo + hi) >> 1;
-            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
-            if (keycmp(e + DRYDB__BRANCH_HDR, u16le(e + 16), key, klen) <= 0) lo = m + 1;
-            else hi = m;
-        }
-        ref = u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * (lo - 1)));
+        ref = slot_branch_child(p, key, klen);
     }
     const uint8_t *p = page(ft, ref, 0);
     if (p == NULL) return FALLBACK;
-    size_t n = u16le(p + DRYDB__PG_N), lo = 0, hi = n;
-    while (lo < hi) {
-        size_t m = (lo + hi) >> 1;
-        const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
-        if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) < 0) lo = m + 1;
-        else hi = m;
-    }
+    size_t n = u16le(p + DRYDB__PG_N), lo = slot_lower(p, key, klen, 0, 0);
     if (lo >= n) return DRYDB_NOTFOUND;
     const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
     size_t kl = u16le(e);
@@ -397,24 +482,123 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
     return DRYDB_OK;
 }
 
-/* Keys the fast path may look up as they are: for other encodings the Go
- * side validates the key first (a refused key is an error, not a miss). */
+/* utf8_valid is Go's utf8.Valid (keyenc's rule for string keys): no
+ * overlong forms, no surrogates, nothing above U+10FFFF, nothing cut off. */
+static int utf8_valid(const uint8_t *s, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        if (i + 8 <= n) { /* eight ASCII bytes at a time */
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if ((w & 0x8080808080808080ull) == 0) {
+                i += 8;
+                continue;
+            }
+        }
+        uint8_t c = s[i];
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        uint8_t lo = 0x80, hi = 0xBF; /* the second byte's range */
+        if (c >= 0xC2 && c <= 0xDF) len = 2;
+        else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            if (c == 0xE0) lo = 0xA0;      /* overlong */
+            else if (c == 0xED) hi = 0x9F; /* surrogates */
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            if (c == 0xF0) lo = 0x90;      /* overlong */
+            else if (c == 0xF4) hi = 0x8F; /* above U+10FFFF */
+        } else return 0;
+        if (n - i < len || s[i + 1] < lo || s[i + 1] > hi) return 0;
+        for (size_t j = 2; j < len; j++)
+            if ((s[i + j] & 0xC0) != 0x80) return 0;
+        i += len;
+    }
+    return 1;
+}
+
+/* float_ok is keyenc.DecodeFloat64's rule: 8 bytes, not the encoding of
+ * -0 (keys hold +0 only) or of a NaN. */
+static inline int float_ok(const uint8_t *key, size_t klen) {
+    if (klen != 8) return 0;
+    uint64_t u = u64be(key);
+    if (u == 0x7fffffffffffffffull) return 0;
+    uint64_t bits = (u >> 63) ? u & ~(1ull << 63) : ~u;
+    return !((bits & 0x7ff0000000000000ull) == 0x7ff0000000000000ull && (bits & 0x000fffffffffffffull) != 0);
+}
+
+/* composite_ok is keyenc's walk of a composite key (with prefix set it may
+ * end after any whole part, as a bound may: keyenc.ValidateBound):
+ * fixed-width parts whole (float64 ones checked), string and bytes parts
+ * escaped (0x00 0xFF) and ended by 0x00 0x01, strings UTF-8 run by run
+ * (a 0x00 is a character of its own, so that is the unescaped part's rule). */
+static int composite_ok(const struct drydb__ft *ft, const uint8_t *k, size_t n, int prefix) {
+    size_t i = 0;
+    for (int p = 0; p < ft->nparts; p++) {
+        if (prefix && i == n) return 1;
+        switch (ft->parts[p]) {
+        case DRYDB_KEY_INT64:
+        case DRYDB_KEY_UINT64:
+        case DRYDB_KEY_FLOAT64: {
+            if (n - i < 8 || (ft->parts[p] == DRYDB_KEY_FLOAT64 && !float_ok(k + i, 8))) return 0;
+            i += 8;
+            continue;
+        }
+        case DRYDB_KEY_UUID:
+        case DRYDB_KEY_ULID:
+            if (n - i < 16) return 0;
+            i += 16;
+            continue;
+        case DRYDB_KEY_STRING:
+        case DRYDB_KEY_BYTES:
+            for (;;) {
+                const uint8_t *z = i < n ? memchr(k + i, 0, n - i) : NULL;
+                if (z == NULL || (size_t)(z - k) + 1 >= n) return 0; /* not terminated */
+                size_t zi = (size_t)(z - k);
+                if (ft->parts[p] == DRYDB_KEY_STRING && !utf8_valid(k + i, zi - i)) return 0;
+                i = zi + 2;
+                if (k[zi + 1] == 0x01) break;
+                if (k[zi + 1] != 0xFF) return 0;
+            }
+            continue;
+        }
+        return 0;
+    }
+    return i == n;
+}
+
+/* Keys the fast path may look up as they are: for other encodings (and a
+ * key one of these refuses) the Go side validates the key first, so that
+ * a refused key is an error, not a miss. */
 static inline int key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
     switch (ft->kind) {
+    case DRYDB_KEY_COMPOSITE:
+        return composite_ok(ft, key, klen, 0);
     case DRYDB_KEY_BYTES:
         return 1;
     case DRYDB_KEY_INT64:
     case DRYDB_KEY_UINT64:
         return klen == 8;
+    case DRYDB_KEY_FLOAT64:
+        return float_ok(key, klen);
     case DRYDB_KEY_UUID:
     case DRYDB_KEY_ULID:
         return klen == 16;
-    case DRYDB_KEY_STRING: /* ASCII is valid UTF-8; the rest is checked in Go */
-        for (size_t i = 0; i < klen; i++)
-            if (key[i] & 0x80) return 0;
-        return 1;
+    case DRYDB_KEY_STRING:
+        return utf8_valid(key, klen);
     }
     return 0;
+}
+
+/* A bound is a key (of a composite kind, also a tuple prefix): one the fast
+ * path cannot vouch for goes to Go, which validates it (DRYDB_BADKEY) as
+ * drydb_get does its key. */
+static inline int bound_key_ok(const struct drydb__ft *ft, const uint8_t *key, size_t klen, int kind) {
+    if (kind == DRYDB_UNBOUNDED) return 1;
+    return ft->kind == DRYDB_KEY_COMPOSITE ? composite_ok(ft, key, klen, 1) : key_ok(ft, key, klen);
 }
 
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
@@ -553,7 +737,8 @@ EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
                        const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+    if (ft != NULL && out != NULL && bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
+        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc, rc = count_rows(ft, lo, lolen, lokind, hi, hilen, hikind, out));
         if (rc != FALLBACK) return rc;
@@ -564,7 +749,7 @@ EXPORT int drydb_count(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
 EXPORT int drydb_rank(drydb_table *t, const uint8_t *key, size_t klen, uint64_t *out) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft = find(h);
-    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN) {
+    if (ft != NULL && out != NULL && (key != NULL || klen == 0) && klen <= DRYDB_MAX_LEN && key_ok(ft, key, klen)) {
         int rc = FALLBACK, found;
         GUARDED(ft, h, rc, rc = rank(ft, key, klen, out, &found));
         if (rc != FALLBACK) return rc;
@@ -747,6 +932,7 @@ static size_t leaf_count(const struct drydb__ft *ft, const uint8_t *p, const uin
         if (le) return upper8(p + DRYDB__PAGE_HDR, n, k);
         return k == 0 ? 0 : upper8(p + DRYDB__PAGE_HDR, n, k - 1);
     }
+    if (!ft->key8) return slot_lower(p, key, klen, 0, le);
     size_t lo = 0, hi = u16le(p + DRYDB__PG_N);
     while (lo < hi) {
         size_t m = (lo + hi) >> 1;
@@ -771,14 +957,7 @@ static uint64_t leaf_for(const struct drydb__ft *ft, const uint8_t *key, size_t 
             if (klen != 8) return 0;
             i = branch8_child(p, n, u64be(key));
         } else {
-            size_t lo = 1, hi = n;
-            while (lo < hi) {
-                size_t m = (lo + hi) >> 1;
-                const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * m);
-                if (keycmp(e + DRYDB__BRANCH_HDR, u16le(e + 16), key, klen) <= 0) lo = m + 1;
-                else hi = m;
-            }
-            i = lo - 1;
+            i = slot_lower(p, key, klen, 1, 1) - 1;
         }
         ref = ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i) : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
     }
@@ -887,7 +1066,8 @@ EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
     struct drydb__ft *ft = find(h);
     if (ft != NULL && n != NULL && keys != NULL && klens != NULL && (vals == NULL) == (vlens == NULL) &&
         (flags & ~(uint32_t)DRYDB_REVERSE) == 0 && max <= DRYDB__MAX_BATCH &&
-        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind)) {
+        bound_ok(lo, lolen, lokind) && bound_ok(hi, hilen, hikind) &&
+        bound_key_ok(ft, lo, lolen, lokind) && bound_key_ok(ft, hi, hilen, hikind)) {
         int rc = FALLBACK;
         GUARDED(ft, h, rc,
                 rc = range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys,

@@ -30,6 +30,9 @@
 #define DRYDB__PG_SCALE   8      /* branch8: u64 interpolation factor, 0 = none */
 #define DRYDB__LEAF8_SEQ   0x10  /* leaf8 flag: key i = key 0 + i */
 #define DRYDB__LEAF8_FIXED 0x20  /* leaf8 flag: entry i at slot[0] - i*(P - slot[0]) */
+#define DRYDB__PG_HEADS   0x40   /* leaf/branch flag: prefix + heads after the slots */
+#define DRYDB__HEADS_HDR  4      /* prefix u16 + zero u16 */
+#define DRYDB__HEAD_SIZE  4      /* head u32, big endian */
 #define DRYDB__LEAF_HDR   4      /* klen u16 + vlen u16 */
 #define DRYDB__LEAF8_HDR  2      /* vlen u16 */
 #define DRYDB__BRANCH_HDR 18     /* child u64 + before u64 + klen u16 */
@@ -43,6 +46,8 @@ struct drydb__layout {
     uint32_t pshift;
     int key8;
     int kind;
+    int nparts;         /* composite keys: the kinds of the parts */
+    uint8_t parts[16];  /* DRYDB_MAX_PARTS */
 };
 
 struct drydb__ft;

@@ -140,7 +140,15 @@ func lookup(h uintptr, want kind) (any, int) {
 	if e == nil {
 		return nil, codeBadHandle
 	}
-	if e.gen != uint32(h>>32)&genMask || e.obj == nil {
+	if e.gen != uint32(h>>32)&genMask {
+		return nil, codeClosed // stale: the slot was freed (and maybe reused by any kind)
+	}
+	if e.kind != want {
+		// This generation of the slot is another kind of object: the
+		// handle's kind bits were changed.
+		return nil, codeBadHandle
+	}
+	if e.obj == nil {
 		return nil, codeClosed
 	}
 	return e.obj, codeOK

@@ -9,6 +9,7 @@ import "C"
 import (
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -95,6 +96,10 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		}
 		if l.Key8 {
 			cl.key8 = 1
+		}
+		cl.nparts = C.int(len(to.enc.Parts))
+		for i, k := range to.enc.Parts {
+			cl.parts[i] = C.uint8_t(k)
 		}
 		// The bitmap is Go memory that C keeps: pinned until the fast
 		// path is closed (the collector does not move objects, but the
@@ -327,19 +332,30 @@ func (s *manyScratch) release() {
 	manyPool.Put(s)
 }
 
-// bound converts a C range end. keep copies the key into Go memory for
+// bound converts a C range end. A bound is a key and is validated as one
+// (keyenc.ValidateBound; what names it in the message): a bound no key can
+// equal is the caller's mistake, as a key of drydb_get is. An exclusive upper
+// bound may also end a prefix range (keyenc.ValidateUpperBound), as the
+// bindings' prefix queries send. keep copies the key into Go memory for
 // engine objects that hold on to it (cursors).
-func bound(p *C.uint8_t, n C.size_t, k C.int, keep bool) (engine.Bound, C.int) {
+func bound(what string, p *C.uint8_t, n C.size_t, k C.int, enc keyenc.Encoding, upper, keep bool) (engine.Bound, C.int) {
 	switch k {
 	case C.DRYDB_UNBOUNDED:
 		return engine.Bound{}, codeOK
 	case C.DRYDB_INCLUSIVE, C.DRYDB_EXCLUSIVE:
 	default:
-		return engine.Bound{}, failf(codeInvalid, "bad bound kind %d", int(k))
+		return engine.Bound{}, failf(codeInvalid, "bad %s kind %d", what, int(k))
 	}
 	b, ok := in(p, n)
 	if !ok {
-		return engine.Bound{}, badLen("bound key", p, n)
+		return engine.Bound{}, badLen(what, p, n)
+	}
+	err := enc.ValidateBound(b)
+	if upper && k == C.DRYDB_EXCLUSIVE {
+		err = enc.ValidateUpperBound(b)
+	}
+	if err != nil {
+		return engine.Bound{}, badKey(what, err)
 	}
 	if keep {
 		b = append([]byte{}, b...)
@@ -347,12 +363,25 @@ func bound(p *C.uint8_t, n C.size_t, k C.int, keep bool) (engine.Bound, C.int) {
 	return engine.Bound{Kind: engine.BoundKind(k), Key: b}, codeOK
 }
 
-func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, keep bool) (engine.Bound, engine.Bound, C.int) {
-	l, rc := bound(lo, lolen, lokind, keep)
+// checkKey refuses a seek or rank key that is no bound of the encoding
+// (keyenc.ValidateBound), with DRYDB_BADKEY as drydb_get does.
+func checkKey(what string, k []byte, enc keyenc.Encoding) C.int {
+	if err := enc.ValidateBound(k); err != nil {
+		return badKey(what, err)
+	}
+	return codeOK
+}
+
+func badKey(what string, err error) C.int {
+	return failf(codeBadKey, "%s: %s", what, strings.TrimPrefix(err.Error(), "drydb: "))
+}
+
+func bounds(lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, enc keyenc.Encoding, keep bool) (engine.Bound, engine.Bound, C.int) {
+	l, rc := bound("lower bound", lo, lolen, lokind, enc, false, keep)
 	if rc != codeOK {
 		return l, l, rc
 	}
-	u, rc := bound(hi, hilen, hikind, keep)
+	u, rc := bound("upper bound", hi, hilen, hikind, enc, true, keep)
 	return l, u, rc
 }
 
@@ -370,7 +399,7 @@ func drydb__count_go(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int,
 }
 
 func tableCount(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, out *C.uint64_t) C.int {
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, t.enc, false)
 	if rc != codeOK {
 		return rc
 	}
@@ -402,6 +431,9 @@ func drydb__rank_go(h C.uintptr_t, key *C.uint8_t, klen C.size_t, out *C.uint64_
 	}
 	if out == nil {
 		return failf(codeInvalid, "drydb_rank: NULL out")
+	}
+	if rc := checkKey("key", k, t.enc); rc != codeOK {
+		return rc
 	}
 	defer debug.SetPanicOnFault(faults())
 	n, err := t.t.Rank(k)
@@ -525,7 +557,7 @@ func drydb_index_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 		return rc
 	}
 	defer x.d.leave()
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, x.enc, false)
 	if rc != codeOK {
 		return rc
 	}
@@ -594,7 +626,7 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 		return failf(codeInvalid, "drydb_range: max = %d exceeds %d", uint64(max), maxBatch)
 	}
 	*n = 0
-	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, false)
+	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, t.enc, false)
 	if rc != codeOK {
 		return rc
 	}
@@ -602,15 +634,6 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 		return codeOK
 	}
 	m := int(max)
-	ks, kl := unsafe.Slice(keys, m), unsafe.Slice(klens, m)
-	var vs **C.uint8_t
-	var vl *C.size_t
-	var vss []*C.uint8_t
-	var vll []C.size_t
-	if vals != nil {
-		vs, vl = vals, vlens
-		vss, vll = unsafe.Slice(vs, m), unsafe.Slice(vl, m)
-	}
 	cur := t.t.NewCursor(l, u)
 	defer cur.Close()
 	reverse := flags&C.DRYDB_REVERSE != 0
@@ -620,25 +643,28 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	} else {
 		ok = cur.First()
 	}
-	// Keys and values outside the image (compressed pages) stay valid only
-	// while the cursor is on their page: they are copied at once, into Go
-	// memory, and tlsOut copies them on into the thread buffer.
-	items := make([]tlsItem, 0, 2*min(m, 256))
-	own := func(b []byte) []byte {
-		if t.d.inImage(b) {
-			return b
-		}
-		return append([]byte{}, b...)
-	}
+	g := gathers.Get().(*gather)
+	defer g.release()
+	// Batches of the cursor (a leaf at a time on compressed tables, whose
+	// slices stay valid only while the cursor is on their page, so they are
+	// gathered before it moves on).
 	got := 0
-	for ; ok && got < m; got++ {
-		items = append(items, tlsItem{own(cur.Key()), &ks[got], &kl[got]})
+	for ok && got < m {
+		want := min(m-got, len(g.kb))
+		var vb [][]byte
 		if vals != nil {
-			v := cur.Value()
-			if v == nil && cur.Err() != nil {
-				break
+			vb = g.vb[:want]
+		}
+		nb := cur.NextBatch(g.kb[:want], vb, reverse)
+		for i := 0; i < nb; i++ {
+			g.add(t.d, g.kb[i])
+			if vals != nil {
+				g.add(t.d, vb[i])
 			}
-			items = append(items, tlsItem{own(v), &vss[got], &vll[got]})
+		}
+		got += nb
+		if nb == 0 {
+			break
 		}
 		if reverse {
 			ok = cur.Prev()
@@ -649,9 +675,91 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	if err := cur.Err(); err != nil {
 		return fail(err)
 	}
-	if rc := tlsOut(t.d, items); rc != codeOK {
+	if rc := g.out(keys, klens, vals, vlens); rc != codeOK {
 		return rc
 	}
 	*n = C.size_t(got)
 	return codeOK
+}
+
+// gather hands a batch of rows to C: keys and values inside the image go
+// out zero-copy; the rest (compressed pages' bytes, valid only while the
+// cursor is on their page) are copied as they come into one reused Go
+// buffer, and from there into the thread's value buffer in one reservation
+// (a second would move it). Its items hold no Go pointers (addresses in the
+// image are not Go memory), so recording one costs no write barrier, and
+// gathers are pooled: no allocation per row or per call.
+type gather struct {
+	buf    []byte
+	items  []gatherItem // per row: the key, then the value when asked
+	kb, vb [][]byte     // a cursor batch's keys and values
+}
+
+type gatherItem struct {
+	addr uintptr // in the image, or 0: the next n bytes of buf
+	n    int
+}
+
+var gathers = sync.Pool{New: func() any { return &gather{kb: make([][]byte, 256), vb: make([][]byte, 256)} }}
+
+func (g *gather) add(d *dbObj, b []byte) {
+	if len(b) > 0 && d.inImage(b) {
+		g.items = append(g.items, gatherItem{uintptr(unsafe.Pointer(unsafe.SliceData(b))), len(b)})
+		return
+	}
+	g.items = append(g.items, gatherItem{0, len(b)})
+	g.buf = append(g.buf, b...)
+}
+
+// out stores the rows into the caller's arrays (vals nil: keys only).
+func (g *gather) out(keys **C.uint8_t, klens *C.size_t, vals **C.uint8_t, vlens *C.size_t) C.int {
+	var base uintptr
+	if len(g.buf) > 0 {
+		p := C.drydb__tls_reserve(C.size_t(len(g.buf)))
+		if p == nil {
+			return failf(codeNoMem, "cannot allocate %d bytes for values", len(g.buf))
+		}
+		copy(unsafe.Slice((*byte)(unsafe.Pointer(p)), len(g.buf)), g.buf)
+		base = uintptr(unsafe.Pointer(p))
+	}
+	per := 1
+	if vals != nil {
+		per = 2
+	}
+	rows := len(g.items) / per
+	ks, kl := unsafe.Slice(keys, rows), unsafe.Slice(klens, rows)
+	var vs []*C.uint8_t
+	var vl []C.size_t
+	if vals != nil {
+		vs, vl = unsafe.Slice(vals, rows), unsafe.Slice(vlens, rows)
+	}
+	off := uintptr(0)
+	for j, it := range g.items {
+		a := it.addr
+		if it.n == 0 {
+			a = uintptr(unsafe.Pointer(emptyPtr()))
+		} else if a == 0 {
+			a = base + off
+			off += uintptr(it.n)
+		}
+		row := j / per
+		if per == 2 && j&1 == 1 {
+			*(*uintptr)(unsafe.Pointer(&vs[row])) = a // setPtr's plain word store
+			vl[row] = C.size_t(it.n)
+		} else {
+			*(*uintptr)(unsafe.Pointer(&ks[row])) = a
+			kl[row] = C.size_t(it.n)
+		}
+	}
+	return codeOK
+}
+
+func (g *gather) release() {
+	if cap(g.buf) > 1<<20 { // do not keep a huge batch's buffer
+		g.buf = nil
+	}
+	g.buf, g.items = g.buf[:0], g.items[:0]
+	clear(g.kb) // no slices into pages (or a closed mapping) kept alive
+	clear(g.vb)
+	gathers.Put(g)
 }

@@ -261,22 +261,30 @@ func BenchmarkCount8000(b *testing.B) {
 
 func BenchmarkOpenFirstGet(b *testing.B) {
 	for _, n := range shapes {
-		b.Run(fmt.Sprint(n), func(b *testing.B) {
-			db := benchDB(b, n, Compression{})
-			db.Close()
-			p, _ := benchFiles.Load(fmt.Sprintf("%d-%v", n, Compression{}))
-			for i := 0; i < b.N; i++ {
-				db, err := Open(p.(string), nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				t, _ := db.Table("bench")
-				if _, err := t.Get(benchKey(123)); err != nil {
-					b.Fatal(err)
-				}
-				db.Close()
+		for _, comp := range []Compression{{}, {Kind: CompressZstd}, {Kind: CompressZstd, Dictionary: true}} {
+			name := fmt.Sprint(n)
+			if comp.Kind != CompressNone {
+				name += fmt.Sprintf("/%s-dict%v", comp.Kind, comp.Dictionary)
 			}
-		})
+			b.Run(name, func(b *testing.B) { benchOpenFirstGet(b, n, comp) })
+		}
+	}
+}
+
+func benchOpenFirstGet(b *testing.B, n int, comp Compression) {
+	db := benchDB(b, n, comp)
+	db.Close()
+	p, _ := benchFiles.Load(fmt.Sprintf("%d-%v", n, comp))
+	for i := 0; i < b.N; i++ {
+		db, err := Open(p.(string), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		t, _ := db.Table("bench")
+		if _, err := t.Get(benchKey(123)); err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
 	}
 }
 

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"crypto/rand"
+	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -108,6 +109,13 @@ type Builder struct {
 	tables []*TableBuilder
 	byName map[string]*TableBuilder
 	done   bool
+	// broken is set when an add failed half way (a temporary file could not
+	// be written after the row went in but before its index entries did):
+	// the builder no longer holds what its caller was told, so every later
+	// add and Build return it.
+	broken error
+	// base is the database a merge builder was seeded from (merge.go).
+	base *DB
 }
 
 // TableBuilder receives the rows of one table.
@@ -120,15 +128,32 @@ type TableBuilder struct {
 	blobLen uint64
 	indexes []*IndexBuilder
 	maxKey  int
+	added   uint64 // rows accepted so far: "row N" in messages counts from 0
+	// refs holds the primary keys that IndexBuilder.Add entries name (value:
+	// the index's position in indexes); Build walks them beside the rows and
+	// refuses an entry whose row was never added, which would otherwise make
+	// a file that fails its own verify. nil until the first Add.
+	refs *sorter
+	// m is set for a table seeded from a merge builder's base (merge.go).
+	m *tableMerge
 }
 
 // IndexBuilder receives the entries of one secondary index.
 type IndexBuilder struct {
 	t       *TableBuilder
+	ord     int // position in t.indexes
 	name    string
 	opts    IndexOptions
 	entries *sorter
 	buf     []byte
+	base    *Index // a merge builder's base index (merge.go)
+}
+
+// IndexEntry is an entry of one of a table's secondary indexes, given with
+// its row to TableBuilder.AppendRow.
+type IndexEntry struct {
+	Index *IndexBuilder
+	Key   []byte
 }
 
 // NewBuilder returns a Builder.
@@ -165,6 +190,9 @@ func (b *Builder) Table(name string, opts *TableOptions) (*TableBuilder, error) 
 	if err := checkName("table", name); err != nil {
 		return nil, err
 	}
+	if t, ok, err := b.seeded(name, opts); ok {
+		return t, err
+	}
 	if _, dup := b.byName[name]; dup {
 		return nil, fmt.Errorf("%w: table %q defined twice", ErrInvalid, name)
 	}
@@ -197,38 +225,104 @@ func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 func (t *TableBuilder) Name() string { return t.name }
 
 // Append adds a row. Keys may arrive in any order; duplicates are reported
-// by Build. The key and value are copied.
-func (t *TableBuilder) Append(key, val []byte) error {
-	if t.b.done {
+// by Build. The key and value are copied. An error names the row by the
+// number of rows appended to the table before it.
+func (t *TableBuilder) Append(key, val []byte) error { return t.AppendRow(key, val) }
+
+// AppendRow adds a row together with entries of the table's secondary
+// indexes that point at it, all or nothing: every key is checked before
+// anything is added, so a refused row or entry leaves the builder as it
+// was. Bindings that compute index keys per row (Python's and C#'s index
+// functions) add through it, so that a failure never leaves entries without
+// their row.
+func (t *TableBuilder) AppendRow(key, val []byte, entries ...IndexEntry) error {
+	if err := t.b.usable(); err != nil {
+		return err
+	}
+	if err := t.checkRow(key, val); err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Index == nil || e.Index.t != t {
+			return fmt.Errorf("%w: %s: an index entry for an index of another table", ErrInvalid, t.row())
+		}
+		if err := e.Index.check(e.Key, key); err != nil {
+			return fmt.Errorf("%s: %w", t.row(), err)
+		}
+	}
+	var err error
+	if len(val) > f.OverflowThreshold(t.b.ps) {
+		var ref []byte
+		if ref, err = t.writeBlob(val); err == nil {
+			err = t.rows.add(key, ref, true)
+		}
+	} else {
+		err = t.rows.add(key, val, false)
+	}
+	if err != nil {
+		return err // nothing was added (an overflow value may take space unused)
+	}
+	t.added++
+	for _, e := range entries {
+		if err := e.Index.add(e.Key, key); err != nil {
+			return t.b.breakOn(err)
+		}
+	}
+	return nil
+}
+
+// usable reports why the builder takes no more rows, if it does not.
+func (b *Builder) usable() error {
+	if b.done {
 		return ErrClosed
 	}
+	return b.broken
+}
+
+// breakOn marks the builder broken by err, a failure after part of an add
+// went in; see Builder.broken.
+func (b *Builder) breakOn(err error) error {
+	b.broken = fmt.Errorf("drydb: the builder lost part of an add and cannot build: %w", err)
+	return b.broken
+}
+
+// checkRow checks what Append refuses, before anything is added.
+func (t *TableBuilder) checkRow(key, val []byte) error {
 	if len(key) > t.maxKey {
-		return fmt.Errorf("%w: table %q: key of %d bytes exceeds the limit of %d bytes for %d-byte pages", ErrKeyTooLarge, t.name, len(key), t.maxKey, t.b.ps)
+		return fmt.Errorf("%w: %s: key of %d bytes exceeds the limit of %d bytes for %d-byte pages", ErrKeyTooLarge, t.row(), len(key), t.maxKey, t.b.ps)
 	}
 	if err := t.opts.Encoding.Validate(key); err != nil {
-		return fmt.Errorf("table %q: %w", t.name, err)
+		return fmt.Errorf("%s: %w", t.row(), err)
 	}
 	if len(val) > f.OverflowThreshold(t.b.ps) {
 		if t.opts.Compression.Filter != "" {
 			// Overflow values bypass page filters; refuse rather than store
 			// them untransformed (an encryption filter would leak them).
-			return fmt.Errorf("%w: table %q: a value of %d bytes exceeds the %d-byte limit of tables with page filter %q", ErrTooLarge, t.name, len(val), f.OverflowThreshold(t.b.ps), t.opts.Compression.Filter)
+			return fmt.Errorf("%w: %s: a value of %d bytes exceeds the %d-byte limit of tables with page filter %q", ErrTooLarge, t.row(), len(val), f.OverflowThreshold(t.b.ps), t.opts.Compression.Filter)
 		}
-		ref, err := t.writeBlob(val)
-		if err != nil {
-			return err
+		if uint64(len(val)) > maxValue {
+			return fmt.Errorf("%w: %s: value of %d bytes", ErrTooLarge, t.row(), len(val))
 		}
-		return t.rows.add(key, ref, true)
 	}
-	return t.rows.add(key, val, false)
+	return nil
 }
+
+// row names the row being added in messages. Rows are counted from 0 in the
+// order they were given to the table (bindings that batch rows count the
+// same way, so the number names the same row in every language).
+func (t *TableBuilder) row() string {
+	return fmt.Sprintf("table %q, row %d (counted from 0)", t.name, t.added)
+}
+
+// MaxKeySize returns the longest key the table accepts.
+func (t *TableBuilder) MaxKeySize() int { return t.maxKey }
+
+// maxValue is the longest value (see docs/FORMAT.md).
+const maxValue = 1 << 40
 
 // writeBlob stores an overflow value in the table's blob file, page aligned,
 // and returns its reference relative to the blob file.
 func (t *TableBuilder) writeBlob(val []byte) ([]byte, error) {
-	if uint64(len(val)) > 1<<40 {
-		return nil, fmt.Errorf("%w: table %q: value of %d bytes", ErrTooLarge, t.name, len(val))
-	}
 	if t.blob == nil {
 		fh, err := os.CreateTemp(t.b.opts.TempDir, ".drydb-blob-*")
 		if err != nil {
@@ -258,12 +352,15 @@ func (t *TableBuilder) AddIndex(name string, opts *IndexOptions) (*IndexBuilder,
 	if err := checkName("index", name); err != nil {
 		return nil, err
 	}
+	if ix, ok, err := t.seededIndex(name, opts); ok {
+		return ix, err
+	}
 	for _, ix := range t.indexes {
 		if ix.name == name {
 			return nil, fmt.Errorf("%w: table %q: index %q defined twice", ErrInvalid, t.name, name)
 		}
 	}
-	ix := &IndexBuilder{t: t, name: name}
+	ix := &IndexBuilder{t: t, ord: len(t.indexes), name: name}
 	if opts != nil {
 		ix.opts = *opts
 	}
@@ -275,24 +372,49 @@ func (t *TableBuilder) AddIndex(name string, opts *IndexOptions) (*IndexBuilder,
 	return ix, nil
 }
 
-// Add adds an index entry mapping ikey to the primary key pk.
+// Add adds an index entry mapping ikey to the primary key pk. The row of pk
+// may be appended before or after; Build refuses the file if it never is.
 func (ix *IndexBuilder) Add(ikey, pk []byte) error {
-	if ix.t.b.done {
-		return ErrClosed
+	t := ix.t
+	if err := t.b.usable(); err != nil {
+		return err
 	}
-	if err := ix.t.opts.Encoding.Validate(pk); err != nil {
+	if err := t.opts.Encoding.Validate(pk); err != nil {
 		return fmt.Errorf("index %q: primary key: %w", ix.name, err)
 	}
-	return ix.add(ikey, pk)
+	if err := ix.check(ikey, pk); err != nil {
+		return err
+	}
+	if t.refs == nil {
+		t.refs = newSorter(t.b.opts.TempDir, &t.b.budget)
+	}
+	if err := t.refs.add(pk, binary.AppendUvarint(ix.buf[:0], uint64(ix.ord)), false); err != nil {
+		return err // nothing was added
+	}
+	if err := ix.add(ikey, pk); err != nil {
+		return t.b.breakOn(err)
+	}
+	return nil
 }
 
-func (ix *IndexBuilder) add(ikey, pk []byte) error {
+// check refuses an entry that add would refuse, without adding it; the
+// stored key is left in ix.buf.
+func (ix *IndexBuilder) check(ikey, pk []byte) error {
 	if err := ix.opts.Encoding.Validate(ikey); err != nil {
 		return fmt.Errorf("index %q: %w", ix.name, err)
 	}
 	ix.buf = appendIndexKey(ix.buf[:0], ikey, pk)
 	if len(ix.buf) > ix.t.maxKey {
 		return fmt.Errorf("%w: index %q: index key of %d bytes plus primary key of %d bytes exceed the limit of %d bytes (escaping included)", ErrKeyTooLarge, ix.name, len(ikey), len(pk), ix.t.maxKey)
+	}
+	return nil
+}
+
+// add adds a checked entry (or one from an index function at build time,
+// which it checks).
+func (ix *IndexBuilder) add(ikey, pk []byte) error {
+	if err := ix.check(ikey, pk); err != nil {
+		return err
 	}
 	return ix.entries.add(ix.buf, nil, false)
 }
@@ -303,6 +425,12 @@ func (b *Builder) Close() error {
 	b.done = true
 	for _, t := range b.tables {
 		t.rows.close()
+		if t.refs != nil {
+			t.refs.close()
+		}
+		if t.m != nil {
+			t.m.close()
+		}
 		if t.blob != nil {
 			t.blob.Close()
 			t.blob = nil
@@ -316,8 +444,8 @@ func (b *Builder) Close() error {
 
 // BuildTo writes the database to w. The Builder is consumed.
 func (b *Builder) BuildTo(w io.Writer) (*Report, error) {
-	if b.done {
-		return nil, ErrClosed
+	if err := b.usable(); err != nil {
+		return nil, err
 	}
 	defer b.Close()
 	bw := getWriter(w)
@@ -348,9 +476,17 @@ func (b *Builder) BuildToBytes() ([]byte, *Report, error) {
 // a partial one; a failed build leaves the old file untouched. Temporary
 // files left by a killed build are removed by the next build into the same
 // directory.
+//
+// path must name a regular file or nothing: anything else (a device such as
+// /dev/null, a FIFO, a directory, a symbolic link) is refused with
+// ErrInvalid before the build starts, and the Builder can still build
+// elsewhere.
 func (b *Builder) BuildToFile(path string) (*Report, error) {
-	if b.done {
-		return nil, ErrClosed
+	if err := b.usable(); err != nil {
+		return nil, err
+	}
+	if err := replaceable(path); err != nil {
+		return nil, err
 	}
 	defer b.Close()
 	dir, base := filepath.Split(path)
@@ -387,6 +523,9 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 	if err := fh.Close(); err != nil {
 		return nil, fmt.Errorf("drydb: closing %s: %w", path, err)
 	}
+	if err := replaceable(path); err != nil { // it may have appeared meanwhile
+		return nil, err
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		return nil, fmt.Errorf("drydb: renaming into place: %w", err)
 	}
@@ -396,6 +535,33 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 		d.Close()
 	}
 	return rep, nil
+}
+
+// replaceable refuses a path that names something other than a regular
+// file: renaming over it would replace a device node or a FIFO that other
+// programs use (or a symbolic link the user meant to write through) with
+// a regular file.
+func replaceable(path string) error {
+	st, err := os.Lstat(path)
+	if err != nil || st.Mode().IsRegular() {
+		return nil // absent: created; other errors surface when the file is created
+	}
+	what := "not a regular file"
+	switch m := st.Mode(); {
+	case m&os.ModeDir != 0:
+		what = "a directory"
+	case m&os.ModeSymlink != 0:
+		what = "a symbolic link"
+	case m&os.ModeNamedPipe != 0:
+		what = "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		what = "a socket"
+	case m&os.ModeCharDevice != 0:
+		what = "a character device"
+	case m&os.ModeDevice != 0:
+		what = "a block device"
+	}
+	return fmt.Errorf("%w: %s is %s, not a regular file: refusing to replace it", ErrInvalid, path, what)
 }
 
 // cleanLitter removes temporary files of earlier builds of the same target
@@ -476,7 +642,17 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	ct := f.Table{Name: t.name, Encoding: t.opts.Encoding.Marshal(),
 		Compression: uint8(t.opts.Compression.Kind), Level: int64(t.opts.Compression.Level), Filter: t.opts.Compression.Filter}
 	rep := TableReport{Name: t.name}
+	if t.m != nil && !t.m.copyable(t) {
+		if err := t.m.materialize(t); err != nil {
+			return ct, rep, err
+		}
+	}
 	firstPage := o.pgno()
+	if t.m != nil {
+		if err := t.m.copyOverflow(o); err != nil {
+			return ct, rep, err
+		}
+	}
 	ovfBase := o.pgno()
 	if t.blob != nil {
 		if _, err := t.blob.Seek(0, io.SeekStart); err != nil {
@@ -494,17 +670,19 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	var codec *blockCodec
 	if t.opts.Compression.Kind != CompressNone || t.opts.Compression.Filter != "" {
 		var dict []byte
-		if t.opts.Compression.Dictionary && t.opts.Compression.Kind == CompressZstd {
+		if t.m != nil { // the base's blocks are copied: same dictionary
+			dict = t.m.base.codec.dictBytes
+		} else if t.opts.Compression.Dictionary && t.opts.Compression.Kind == CompressZstd {
 			var err error
 			if dict, err = t.trainDictionary(ovfBase); err != nil {
 				return ct, rep, err
 			}
-			if len(dict) > 0 {
-				ct.DictOffset = o.off
-				ct.DictLen = uint64(len(dict))
-				ct.DictCRC = f.CRC(dict)
-				o.write(dict)
-			}
+		}
+		if len(dict) > 0 {
+			ct.DictOffset = o.off
+			ct.DictLen = uint64(len(dict))
+			ct.DictCRC = f.CRC(dict)
+			o.write(dict)
 		}
 		var err error
 		if codec, err = newBlockCodec(t.opts.Compression, dict, o.pageSize); err != nil {
@@ -516,46 +694,72 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
 	tw.k8 = fixed8(t.opts.Encoding)
-	it, err := t.rows.iterate()
-	if err != nil {
-		return ct, rep, err
-	}
 	var funcs []*IndexBuilder
 	for _, ix := range t.indexes {
 		if ix.opts.Func != nil {
 			funcs = append(funcs, ix)
 		}
 	}
+	refs, err := t.rowRefs()
+	if err != nil {
+		return ct, rep, err
+	}
+	// emit writes one row given to the builder: its index functions run and
+	// the IndexBuilder.Add entries naming it are checked off.
 	var emitErr error
-	for {
-		k, v, isRef, ok := it.next()
-		if !ok {
-			break
-		}
+	emit := func(k, v []byte, isRef bool) error {
 		if err := tw.add(k, v, isRef); err != nil {
+			return err
+		}
+		if err := refs.past(k); err != nil {
+			return err
+		}
+		if len(funcs) == 0 {
+			return nil
+		}
+		val := v
+		if isRef {
+			var err error
+			if val, err = t.readBlob(v); err != nil {
+				return err
+			}
+		}
+		for _, ix := range funcs {
+			ix := ix
+			ix.opts.Func(k, val, func(ikey []byte) {
+				if emitErr == nil {
+					emitErr = ix.add(ikey, k)
+				}
+			})
+			if emitErr != nil {
+				return emitErr
+			}
+		}
+		return nil
+	}
+	if t.m != nil {
+		if err := t.m.rows(t, tw, emit); err != nil {
 			return ct, rep, err
 		}
-		if len(funcs) > 0 {
-			val := v
-			if isRef {
-				if val, err = t.readBlob(v); err != nil {
-					return ct, rep, err
-				}
+	} else {
+		it, err := t.rows.iterate()
+		if err != nil {
+			return ct, rep, err
+		}
+		for {
+			k, v, isRef, ok := it.next()
+			if !ok {
+				break
 			}
-			for _, ix := range funcs {
-				ix := ix
-				ix.opts.Func(k, val, func(ikey []byte) {
-					if emitErr == nil {
-						emitErr = ix.add(ikey, k)
-					}
-				})
-				if emitErr != nil {
-					return ct, rep, emitErr
-				}
+			if err := emit(k, v, isRef); err != nil {
+				return ct, rep, err
 			}
 		}
+		if err := it.err(); err != nil {
+			return ct, rep, err
+		}
 	}
-	if err := it.err(); err != nil {
+	if err := refs.past(nil); err != nil {
 		return ct, rep, err
 	}
 	tree, err := tw.finish()
@@ -565,6 +769,9 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	ct.Tree = tree
 	rep.Rows = tree.Rows
 	t.rows.close()
+	if t.refs != nil {
+		t.refs.close()
+	}
 	for _, ix := range t.indexes {
 		ci, ir, err := ix.write(o)
 		if err != nil {
@@ -574,6 +781,82 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 		rep.Indexes = append(rep.Indexes, ir)
 	}
 	return ct, rep, o.err
+}
+
+// rowRefs walks the primary keys of IndexBuilder.Add entries (t.refs) in
+// key order beside the table's rows, so that an entry whose row was never
+// added is refused with the table still being written, in one pass and
+// within the memory budget however many entries there are.
+type rowRefs struct {
+	t      *TableBuilder
+	it     iter
+	pk, ix []byte // the next primary key and its index's position; pk nil at the end
+}
+
+func (t *TableBuilder) rowRefs() (*rowRefs, error) {
+	r := &rowRefs{t: t}
+	if t.refs == nil {
+		return r, nil
+	}
+	var err error
+	if r.it, err = t.refs.iterate(); err != nil {
+		return nil, err
+	}
+	return r, r.next()
+}
+
+func (r *rowRefs) next() error {
+	k, v, _, ok := r.it.next()
+	if !ok {
+		r.pk = nil
+		return r.it.err()
+	}
+	r.pk, r.ix = k, v
+	return nil
+}
+
+// past consumes the entries up to row (every row, in order), or all of them
+// when row is nil (the rows ended); an entry before row names a missing row.
+func (r *rowRefs) past(row []byte) error {
+	for r.pk != nil {
+		c := -1
+		if row != nil {
+			c = bytes.Compare(r.pk, row)
+		}
+		if c > 0 {
+			return nil
+		}
+		if c < 0 {
+			return r.t.missingRow(r.pk, r.ix)
+		}
+		if err := r.next(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// missingRow describes an entry of the index at position ix (uvarint) that
+// names pk, which is not a row. The error path looks the entry's index key up
+// (one pass over the index's entries) rather than storing it twice.
+func (t *TableBuilder) missingRow(pk, ixPos []byte) error {
+	n, _ := binary.Uvarint(ixPos)
+	ix := t.indexes[n]
+	ikey := "(not found)"
+	if it, err := ix.entries.iterate(); err == nil {
+		for {
+			k, _, _, ok := it.next()
+			if !ok {
+				break
+			}
+			if esc, p, ok := splitIndexKey(k); ok && bytes.Equal(p, pk) {
+				ikey = keyenc.FormatKey(ix.opts.Encoding, unescapeKey(esc))
+				break
+			}
+		}
+	}
+	return fmt.Errorf("%w: index %q of table %q has an entry (index key %q) for primary key %q, which is not a row of the table",
+		ErrInvalid, ix.name, t.name, ikey, keyenc.FormatKey(t.opts.Encoding, pk))
 }
 
 // fixed8 reports encodings whose keys are always 8 bytes; their trees get
@@ -591,6 +874,9 @@ func (t *TableBuilder) readBlob(ref []byte) ([]byte, error) {
 }
 
 func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
+	if ix.base != nil {
+		return ix.writeMerged(o)
+	}
 	ci := f.Index{Name: ix.name, Unique: ix.opts.Unique, Encoding: ix.opts.Encoding.Marshal()}
 	rep := TableReport{Name: ix.name}
 	start := o.off
@@ -619,6 +905,12 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 	if err := it.err(); err != nil {
 		return ci, rep, err
 	}
+	return ix.finish(tw, ci, rep, start)
+}
+
+// finish completes an index tree whose entries are all in tw; its region
+// started at offset start.
+func (ix *IndexBuilder) finish(tw *treeWriter, ci f.Index, rep TableReport, start uint64) (f.Index, TableReport, error) {
 	tree, err := tw.finish()
 	if err != nil {
 		return ci, rep, err
@@ -626,8 +918,8 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 	ci.Tree = tree
 	ix.entries.close()
 	rep.Rows = tree.Rows
-	rep.Bytes = o.off - start
-	rep.Pages = rep.Bytes / uint64(o.pageSize)
+	rep.Bytes = tw.o.off - start
+	rep.Pages = rep.Bytes / uint64(tw.o.pageSize)
 	return ci, rep, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"math/bits"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/drydb/drydb/internal/osfile"
 )
@@ -30,15 +31,24 @@ import (
 // A pin is a *slot (see node and Value): releasing one is a single atomic
 // add on the slot, with no lookup through the tree, DB or cache.
 type cache struct {
-	mem    []byte
-	ps     int
-	slots  []slot
+	mem []byte
+	ps  int
+	// slots come in chunks made as the clock hand first reaches them, so
+	// that opening a file costs nothing per slot (a 64 MiB cache of 4 KiB
+	// pages has 16,384): the hand starts at slot 0 and moves on, so a chunk
+	// not made yet holds only free slots. See slot and slotAt.
+	chunks []atomic.Pointer[[slotChunk]slot]
+	nslots int
 	shards [cacheShards]cacheShard
 	missMu sync.Mutex
 	// hints maps a hash of the packed key to a slot so that hits take no
 	// lock: pin the slot, then check its tag. Hints may be stale or
 	// collide; the locked map stays the source of truth. See hintGroup.
+	// They live in an anonymous mapping (hintMem): zeroed by the kernel
+	// page by page as they are touched, not at open, and not scanned by
+	// the collector.
 	hints     []atomic.Uint64
+	hintMem   []byte
 	hintShift uint
 	oldHits   atomic.Uint64 // hits of slots since evicted
 	hand      int
@@ -101,17 +111,39 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
-	c := &cache{mem: mem, ps: pageSize, slots: make([]slot, n)}
+	c := &cache{mem: mem, ps: pageSize, nslots: int(n), chunks: make([]atomic.Pointer[[slotChunk]slot], (n+slotChunk-1)/slotChunk)}
 	hn := 1
 	for hn < 8*int(n) {
 		hn <<= 1
 	}
-	c.hints = make([]atomic.Uint64, hn)
+	if c.hintMem, err = osfile.Alloc(hn * 8); err != nil {
+		osfile.Free(mem)
+		return nil, fmt.Errorf("drydb: allocating a page cache's index: %w", err)
+	}
+	c.hints = unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(c.hintMem))), hn)
 	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
 	for i := range c.shards {
 		c.shards[i].m = map[cacheKey]int32{}
 	}
 	return c, nil
+}
+
+const slotChunk = 64
+
+// slot returns slot i, which must have been made (a hint or a map entry
+// names only slots that were loaded).
+func (c *cache) slot(i int32) *slot {
+	return &c.chunks[i/slotChunk].Load()[i%slotChunk]
+}
+
+// slotAt returns slot i, making its chunk first if needed (missMu held).
+func (c *cache) slotAt(i int32) *slot {
+	ch := c.chunks[i/slotChunk].Load()
+	if ch == nil {
+		ch = new([slotChunk]slot)
+		c.chunks[i/slotChunk].Store(ch)
+	}
+	return &ch[i%slotChunk]
 }
 
 func (c *cache) shard(k cacheKey) *cacheShard {
@@ -205,7 +237,7 @@ func (c *cache) setHint(tag uint64, i int32) {
 				break
 			}
 			if pick < 0 {
-				other := c.slots[int32(e>>32)-1].tag.Load()
+				other := c.slot(int32(e>>32) - 1).tag.Load()
 				if other == 0 || c.fingerprint(other) != uint32(e) {
 					pick = w
 				}
@@ -236,7 +268,7 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 			continue
 		}
 		j := int32(e>>32) - 1
-		s := &c.slots[j]
+		s := c.slot(j)
 		// The tag is checked before the pin (a hint pointing elsewhere
 		// costs no atomic add) and again after it: between the two the
 		// slot may have been evicted and reloaded with another page; once
@@ -256,7 +288,7 @@ func (c *cache) get(t *tree, off uint64) (node, error) {
 	sh.mu.RLock()
 	i, ok := sh.m[k]
 	if ok {
-		s := &c.slots[i]
+		s := c.slot(i)
 		s.pin.Add(hitPin) // mapped, so not being evicted (that takes sh.mu)
 		sh.mu.RUnlock()
 		if s.ref.Load() == 0 {
@@ -291,7 +323,7 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 		c.missMu.Unlock()
 		return c.loadTransient(t, k.off)
 	}
-	s := &c.slots[i]
+	s := c.slot(i) // victim made it
 	s.key, s.used, s.err = k, true, nil
 	s.ready = make(chan struct{})
 	s.ref.Store(1)
@@ -323,16 +355,25 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	return node{p: p, pin: s}, nil
 }
 
-func (c *cache) decode(t *tree, off uint64, dst []byte) ([]byte, error) {
-	data := t.db.data
-	if off >= uint64(len(data)) {
-		return nil, corruptAt(int64(off), "%s: leaf block offset out of range", t.name)
+// decode decodes tree t's leaf block at byte offset off into dst. A block
+// lies in its tree's region. Any panic (a fault of a file truncated
+// underneath, or a bug) becomes an error here, so that load always settles
+// its slot: a slot left loading would block every later reader of the page.
+func (c *cache) decode(t *tree, off uint64, dst []byte) (p []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			p, err = nil, faultError(r)
+		}
+	}()
+	lo, hi := t.desc.FirstPage<<t.db.pshift, t.desc.LastPage<<t.db.pshift
+	if off < lo || off >= hi {
+		return nil, corruptAt(int64(off), "%s: leaf block offset outside the table's region", t.name)
 	}
-	p, err := t.codec.decode(dst, data[off:t.db.npages<<t.db.pshift], c.ps, int64(off))
+	p, err = t.codec.decode(dst, t.db.data[off:hi], c.ps, int64(off))
 	if err != nil {
 		return nil, err
 	}
-	if r := checkNode(p, 0, t.width(), t.db.npages<<t.db.pshift, c.ps); r != "" {
+	if r := checkNode(p, 0, t.width(), t.ovfArea()); r != "" {
 		return nil, corruptAt(int64(off), "%s: leaf block: %s", t.name, r)
 	}
 	return p, nil
@@ -341,11 +382,11 @@ func (c *cache) decode(t *tree, off uint64, dst []byte) ([]byte, error) {
 // victim picks a free or evictable slot (missMu held), or -1 when every
 // slot is pinned.
 func (c *cache) victim() int32 {
-	n := len(c.slots)
+	n := c.nslots
 	for step := 0; step < 2*n+1; step++ {
 		i := int32(c.hand)
 		c.hand = (c.hand + 1) % n
-		s := &c.slots[i]
+		s := c.slotAt(i)
 		if !s.used {
 			if c.claim(s) {
 				return i
@@ -417,25 +458,28 @@ func (tp *transient) release() {
 func (c *cache) stats() CacheStats {
 	var st CacheStats
 	st.Hits = c.oldHits.Load()
-	for i := range c.slots {
-		st.Hits += c.slots[i].pin.Load() >> 32
-	}
-	st.Misses = c.misses.Load()
-	st.Evictions = c.evictions.Load()
 	c.missMu.Lock()
-	for i := range c.slots {
-		if c.slots[i].used {
-			st.Bytes += uint64(c.ps)
+	for i := range c.chunks {
+		if ch := c.chunks[i].Load(); ch != nil {
+			for j := range ch {
+				st.Hits += ch[j].pin.Load() >> 32
+				if ch[j].used {
+					st.Bytes += uint64(c.ps)
+				}
+			}
 		}
 	}
 	c.missMu.Unlock()
+	st.Misses = c.misses.Load()
+	st.Evictions = c.evictions.Load()
 	st.Bytes += uint64(c.transPages.Load()) * uint64(c.ps)
-	st.Capacity = uint64(len(c.slots) * c.ps)
+	st.Capacity = uint64(c.nslots * c.ps)
 	return st
 }
 
 func (c *cache) free() {
 	if c.freed.CompareAndSwap(false, true) {
 		osfile.Free(c.mem)
+		osfile.Free(c.hintMem)
 	}
 }

@@ -60,7 +60,7 @@ func TestCachePinsSurviveEviction(t *testing.T) {
 	for _, comp := range []Compression{{Kind: CompressS2}, {Kind: CompressZstd}} {
 		t.Run(fmt.Sprint(comp.Kind), func(t *testing.T) {
 			db, tbl := cacheDB(t, n, comp, 64*512) // the smallest cache: 64 slots
-			slots := len(db.cache.slots)
+			slots := db.cache.nslots
 			if tbl.Leaves() < uint64(4*slots) {
 				t.Fatalf("%d leaves: too few to force evictions through %d slots", tbl.Leaves(), slots)
 			}
@@ -137,9 +137,11 @@ func TestCachePinsSurviveEviction(t *testing.T) {
 			if st := db.CacheStats(); st.Bytes > st.Capacity {
 				t.Fatalf("transient pages outlive their release: %+v", st)
 			}
-			for i := range db.cache.slots {
-				if p := db.cache.slots[i].pins(); p != 0 {
-					t.Fatalf("slot %d still has %d pins", i, p)
+			for i := 0; i < db.cache.nslots; i++ {
+				if ch := db.cache.chunks[i/slotChunk].Load(); ch != nil {
+					if p := ch[i%slotChunk].pins(); p != 0 {
+						t.Fatalf("slot %d still has %d pins", i, p)
+					}
 				}
 			}
 		})
@@ -162,7 +164,14 @@ func TestCacheHitZeroAllocs(t *testing.T) {
 }
 
 func slotIndex(c *cache, s *slot) int {
-	return int((uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&c.slots[0]))) / unsafe.Sizeof(slot{}))
+	for i := range c.chunks {
+		if ch := c.chunks[i].Load(); ch != nil {
+			if d := uintptr(unsafe.Pointer(s)) - uintptr(unsafe.Pointer(&ch[0])); d < unsafe.Sizeof(*ch) {
+				return i*slotChunk + int(d/unsafe.Sizeof(slot{}))
+			}
+		}
+	}
+	return -1
 }
 
 // A hint that names the wrong slot (left behind when its page's slot was
@@ -224,8 +233,12 @@ func TestCacheHintsCoverResidentPages(t *testing.T) {
 		}
 		c := db.cache
 		pages, lost := 0, 0
-		for i := range c.slots {
-			tag := c.slots[i].tag.Load()
+		for i := 0; i < c.nslots; i++ {
+			ch := c.chunks[i/slotChunk].Load()
+			if ch == nil {
+				continue
+			}
+			tag := ch[i%slotChunk].tag.Load()
 			if tag == 0 {
 				continue
 			}
@@ -290,7 +303,7 @@ func TestCacheEvictFailedSlotKeepsPage(t *testing.T) {
 		}
 		w.Release()
 	}
-	if db.CacheStats().Evictions < uint64(len(c.slots)) {
+	if db.CacheStats().Evictions < uint64(c.nslots) {
 		t.Fatal("too few evictions to have reused every slot")
 	}
 	for i := range c.hints {

@@ -60,17 +60,18 @@ func checkCompression(c Compression) error {
 	return err
 }
 
-// blockCodec encodes leaf pages into blocks and back. One codec serves a
-// table: the zstd encoder and decoder are created once and reused (DecodeAll
-// is safe for concurrent use).
+// blockCodec encodes leaf pages into blocks (a builder's, with an encoder)
+// or decodes them (a reader's, whose zstd decoder comes from the DB's
+// shared set at the first decode).
 type blockCodec struct {
 	kind    CompressionKind
 	enc     *zstd.Encoder
-	dec     *zstd.Decoder
 	filter  Filter
 	scratch []byte
 	ps      int
 	pool    sync.Pool
+	// reader side: the table's dictionary (in the mapping), nil for none
+	dictBytes []byte
 }
 
 func newBlockCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, error) {
@@ -85,28 +86,118 @@ func newBlockCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, 
 			lvl = zstd.EncoderLevel(c.Level)
 		}
 		eopts := []zstd.EOption{zstd.WithEncoderLevel(lvl), zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true)}
-		dopts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(1 << 32)}
 		if len(dictBytes) > 0 {
 			eopts = append(eopts, zstd.WithEncoderDict(dictBytes))
-			dopts = append(dopts, zstd.WithDecoderDicts(dictBytes))
 		}
 		if bc.enc, err = zstd.NewWriter(nil, eopts...); err != nil {
 			return nil, fmt.Errorf("%w: zstd: %v", ErrInvalid, err)
 		}
-		if bc.dec, err = zstd.NewReader(nil, dopts...); err != nil {
-			return nil, fmt.Errorf("%w: zstd dictionary: %v", ErrCorrupt, err)
-		}
 	}
 	return bc, nil
+}
+
+// newReadCodec makes a reader's codec: no zstd state until the first
+// decode. dictBytes lie in the file's mapping.
+func newReadCodec(c Compression, dictBytes []byte, pageSize int) (*blockCodec, error) {
+	flt, err := lookupFilter(c.Filter)
+	if err != nil {
+		return nil, err
+	}
+	return &blockCodec{kind: c.Kind, filter: flt, ps: pageSize, dictBytes: dictBytes}, nil
 }
 
 func (bc *blockCodec) close() {
 	if bc.enc != nil {
 		bc.enc.Close()
 	}
-	if bc.dec != nil {
-		bc.dec.Close()
+}
+
+// MaxDictSize bounds a zstd dictionary a reader accepts (the builder trains
+// 16 KiB ones): a decoder keeps a copy and tables derived from it.
+const maxDictSize = 1 << 20
+
+// decoders holds the process's zstd decoders, one per (page size,
+// dictionary) in use, shared by every table and database that reads with
+// them: a decoder costs ~100 KB warm and its dictionary's tables take tens
+// of microseconds to build, more than opening a file and reading from it.
+// A decoder is made at the first decode that needs it (a file may hold
+// thousands of tables sharing one dictionary; opening it makes none), from
+// a copy of the dictionary (the file may be unmapped while the decoder
+// lives on), and at most maxIdleDecoders stay when unused, so memory does
+// not grow with the dictionaries hostile files declare.
+var decoders = zstdDecoders{m: map[decoderKey]*zstdDecoder{}}
+
+type zstdDecoders struct {
+	mu   sync.Mutex
+	m    map[decoderKey]*zstdDecoder
+	tick uint64
+}
+
+type decoderKey struct {
+	ps   int
+	dict string // the dictionary's bytes; "" for none
+}
+
+type zstdDecoder struct {
+	d       *zstd.Decoder
+	users   int
+	lastUse uint64
+}
+
+const maxIdleDecoders = 32
+
+// acquire returns the decoder for page size ps and dict; release it when
+// done.
+func (z *zstdDecoders) acquire(ps int, dict []byte) (*zstdDecoder, error) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	z.tick++
+	if e := z.m[decoderKey{ps, string(dict)}]; e != nil { // no copy to look up
+		e.users++
+		e.lastUse = z.tick
+		return e, nil
 	}
+	if len(dict) > maxDictSize {
+		return nil, fmt.Errorf("%w: zstd dictionary of %d bytes (at most %d)", ErrCorrupt, len(dict), maxDictSize)
+	}
+	key := decoderKey{ps, string(dict)} // the copy the decoder is made from
+	// A block decodes to one page: the decoder refuses more than two while
+	// decoding (a small block can claim gigabytes). Two, because the limit
+	// also caps the frame's window, which the encoder makes up to twice the
+	// input for pages under 4 KiB; decode checks the exact length.
+	opts := []zstd.DOption{zstd.WithDecoderConcurrency(0), zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxMemory(2 * uint64(ps))}
+	if len(key.dict) > 0 {
+		opts = append(opts, zstd.WithDecoderDicts([]byte(key.dict)))
+	}
+	d, err := zstd.NewReader(nil, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: zstd dictionary: %v", ErrCorrupt, err)
+	}
+	idle := 0
+	var oldKey decoderKey
+	var oldest *zstdDecoder
+	for k, e := range z.m {
+		if e.users == 0 {
+			idle++
+			if oldest == nil || e.lastUse < oldest.lastUse {
+				oldKey, oldest = k, e
+			}
+		}
+	}
+	if idle >= maxIdleDecoders {
+		oldest.d.Close()
+		delete(z.m, oldKey)
+	}
+	e := &zstdDecoder{d: d, users: 1, lastUse: z.tick}
+	z.m[key] = e
+	return e, nil
+}
+
+func (z *zstdDecoders) release(e *zstdDecoder) {
+	z.mu.Lock()
+	e.users--
+	z.mu.Unlock()
 }
 
 // encode turns raw bytes into a block (header included) appended to dst.
@@ -133,6 +224,9 @@ func (bc *blockCodec) encode(dst, raw []byte) ([]byte, error) {
 		dst = append(dst, body...)
 	}
 	h := dst[start:]
+	if len(h)-f.BlockHeaderSize > f.MaxBlockLen(bc.ps) {
+		return nil, fmt.Errorf("%w: filter made a block of %d bytes from a page of %d (limit %d)", ErrInvalid, len(h)-f.BlockHeaderSize, len(raw), f.MaxBlockLen(bc.ps))
+	}
 	f.PutU32(h, 4, uint32(len(h)-f.BlockHeaderSize))
 	h[8] = method
 	f.PutU32(h, 0, f.CRC(h[4:]))
@@ -149,16 +243,21 @@ func (bc *blockCodec) writeBlock(o *out, page []byte) error {
 }
 
 // decode checks and decodes the block at the start of src into dst, which
-// must have capacity for exactly rawLen bytes; the result aliases dst. The
-// checksum is always checked here: a block is decoded once per cache load,
-// and decompression costs far more than the CRC.
+// must have capacity for exactly rawLen bytes; the result aliases dst. src
+// ends where the block's tree region ends. The checksum is always checked
+// here: a block is decoded once per cache load, and decompression costs far
+// more than the CRC. Every cost is bounded by the page size: the block's
+// length (format.MaxBlockLen), its declared and its decoded size.
 func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, error) {
 	if len(src) < f.BlockHeaderSize {
-		return nil, corruptAt(off, "block header past the end of the file")
+		return nil, corruptAt(off, "block header past the end of its table's region")
 	}
 	clen := uint64(f.U32(src, 4))
+	if clen > uint64(f.MaxBlockLen(bc.ps)) {
+		return nil, corruptAt(off, "block length %d over the limit of %d", clen, f.MaxBlockLen(bc.ps))
+	}
 	if clen > uint64(len(src)-f.BlockHeaderSize) {
-		return nil, corruptAt(off, "block length %d past the end of the file", clen)
+		return nil, corruptAt(off, "block length %d past the end of its table's region", clen)
 	}
 	blk := src[:f.BlockHeaderSize+int(clen)]
 	if f.CRC(blk[4:]) != f.U32(blk, 0) {
@@ -185,13 +284,27 @@ func (bc *blockCodec) decode(dst, src []byte, rawLen int, off int64) ([]byte, er
 		dst = append(dst, body...)
 		return dst, nil
 	case method == f.BlockCompressed && bc.kind == CompressZstd:
+		// The frame must declare its size (the encoder always does), and
+		// that size must be one page.
+		var h zstd.Header
+		if err := h.Decode(body); err != nil {
+			return nil, corruptAt(off, "zstd block header: %v", err)
+		}
+		if !h.HasFCS || h.FrameContentSize != uint64(rawLen) {
+			return nil, corruptAt(off, "zstd block declares %d bytes, want %d", h.FrameContentSize, rawLen)
+		}
+		e, err := decoders.acquire(bc.ps, bc.dictBytes)
+		if err != nil {
+			return nil, err
+		}
+		defer decoders.release(e)
 		// Decode into Go memory and copy: the zstd decoder may keep its
 		// output as match history, and a decoder must never hold a slice
 		// into cache memory that Close (or a transient page's release)
 		// unmaps.
 		buf := bc.getScratch()
 		defer bc.pool.Put(buf)
-		out, err := bc.dec.DecodeAll(body, (*buf)[:0])
+		out, err := e.d.DecodeAll(body, (*buf)[:0])
 		if err != nil || len(out) != rawLen {
 			return nil, corruptAt(off, "zstd block does not decode to %d bytes: %v", rawLen, err)
 		}

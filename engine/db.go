@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sort"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,7 +50,12 @@ type DB struct {
 	byName   map[string]*Table
 	cache    *cache
 	cacheIDs uint16
-	closed   atomic.Bool
+	// ovf records overflow values whose checksum has been checked: page
+	// number -> ovfCheck. Not the page bitmap: that one means "checked as
+	// a tree page", and a value's bytes may lie (in a hostile file) over a
+	// tree page.
+	ovf    sync.Map
+	closed atomic.Bool
 }
 
 // Open maps the file at path read-only. It takes no lock and writes nothing,
@@ -108,10 +114,10 @@ func openData(data []byte, opts *Options) (db *DB, err error) {
 		cacheBytes = 64 << 20
 	}
 	// The cache never needs more than every compressed leaf decoded at once.
-	var need int64
+	var need int64 // bytes; Leaves is bounded by the file (checkTree)
 	for _, t := range db.tables {
 		if t.codec != nil {
-			need += int64(t.tree.desc.Leaves+1) * int64(db.ps)
+			need = min(need+int64(t.tree.desc.Leaves+1)*int64(db.ps), cacheBytes)
 		}
 	}
 	if need > 0 {
@@ -143,8 +149,9 @@ func (db *DB) readHeader() error {
 	if [8]byte(d[:8]) != f.Magic {
 		return corruptAt(0, "not a drydb file (bad magic)")
 	}
-	if v := f.U32(d, f.HdrVersion); v != f.Version {
-		return fmt.Errorf("%w: file has format version %d, this engine reads version %d", ErrVersion, v, f.Version)
+	version := f.U32(d, f.HdrVersion)
+	if version < f.MinVersion || version > f.Version {
+		return fmt.Errorf("%w: file has format version %d, this engine reads versions %d to %d", ErrVersion, version, f.MinVersion, f.Version)
 	}
 	if f.CRC(d[:f.HdrCRC]) != f.U32(d, f.HdrCRC) {
 		return corruptAt(0, "header checksum mismatch")
@@ -169,7 +176,11 @@ func (db *DB) readHeader() error {
 	}
 	catOff, catLen := f.U64(ftr, f.FtrCatalogOff), f.U64(ftr, f.FtrCatalogLen)
 	db.npages = f.U64(ftr, f.FtrPageCount)
-	if catOff%uint64(ps) != 0 || catOff != db.npages*uint64(ps) || catOff > size || catLen > size-catOff-f.FooterSize {
+	// The page count is bounded by the file before it is multiplied (a count
+	// of 2^48 + n at 64 KiB pages would wrap to n pages' worth) and before
+	// the bitmap below is sized from it.
+	if db.npages > size/uint64(ps) || catOff%uint64(ps) != 0 || catOff != db.npages*uint64(ps) ||
+		catOff > size-f.FooterSize || catLen > size-f.FooterSize-catOff {
 		return corruptAt(int64(size-f.FooterSize), "catalog location out of range")
 	}
 	cb := d[catOff : catOff+catLen]
@@ -181,10 +192,15 @@ func (db *DB) readHeader() error {
 		return corruptAt(int64(catOff), "%v", err)
 	}
 	db.verified = make([]atomic.Uint64, (db.npages+63)/64)
-	db.info = Info{FormatVersion: f.Version, PageSize: ps, FileSize: int64(size),
+	db.info = Info{FormatVersion: version, PageSize: ps, FileSize: int64(size),
 		Created: time.Unix(0, cat.Created), BuildID: cat.BuildID, Metadata: map[string][]byte{}}
 	for _, kv := range cat.Meta {
 		db.info.Metadata[string(kv.Key)] = kv.Value
+	}
+	// Regions first, from the descriptors alone: a file of many tables
+	// sharing pages is refused before anything is built for them.
+	if err := db.checkRegions(cat, int64(catOff)); err != nil {
+		return err
 	}
 	for i := range cat.Tables {
 		t, err := db.newTable(&cat.Tables[i], int64(catOff))
@@ -200,8 +216,48 @@ func (db *DB) readHeader() error {
 	return nil
 }
 
+// checkRegions makes sure that no two trees share a page. A page's checked
+// bit then means "checked as a node of the one tree whose region holds it"
+// (with that tree's key width, at the level its header states), so a
+// reference from another tree can never reach a page checked under other
+// rules, and Verify, which walks each tree once, reads each page once.
+func (db *DB) checkRegions(cat *f.Catalog, catOff int64) error {
+	type region struct {
+		lo, hi uint64
+		tbl    int
+		index  int // -1: the table's own tree
+	}
+	var rs []region
+	add := func(tr *f.Tree, tbl, index int) {
+		if tr.FirstPage < tr.LastPage {
+			rs = append(rs, region{tr.FirstPage, tr.LastPage, tbl, index})
+		}
+	}
+	for i := range cat.Tables {
+		add(&cat.Tables[i].Tree, i, -1)
+		for j := range cat.Tables[i].Indexes {
+			add(&cat.Tables[i].Indexes[j].Tree, i, j)
+		}
+	}
+	what := func(r region) string {
+		t := &cat.Tables[r.tbl]
+		if r.index < 0 {
+			return fmt.Sprintf("table %q", t.Name)
+		}
+		return fmt.Sprintf("index %q of table %q", t.Indexes[r.index].Name, t.Name)
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].lo < rs[j].lo })
+	for i := 1; i < len(rs); i++ {
+		if rs[i].lo < rs[i-1].hi {
+			return corruptAt(catOff, "%s and %s share pages %d..%d", what(rs[i-1]), what(rs[i]), rs[i].lo, min(rs[i].hi, rs[i-1].hi)-1)
+		}
+	}
+	return nil
+}
+
 func (db *DB) checkTree(tr *f.Tree, blocks bool, catOff int64, what string) error {
-	if tr.Depth > f.MaxDepth || tr.FirstPage > tr.LastPage || tr.LastPage > db.npages {
+	if tr.Depth > f.MaxDepth || tr.FirstPage > tr.LastPage || tr.LastPage > db.npages ||
+		tr.FirstPage == 0 && tr.LastPage != 0 {
 		return corruptAt(catOff, "%s: tree descriptor out of range", what)
 	}
 	if tr.Depth == 0 {
@@ -210,8 +266,18 @@ func (db *DB) checkTree(tr *f.Tree, blocks bool, catOff int64, what string) erro
 		}
 		return nil
 	}
+	// Counts the region could not hold are corrupt (sizes computed from
+	// them must not overflow): a leaf is a page, or a block of at least its
+	// header, and holds fewer entries than its page has bytes.
+	maxLeaves := tr.LastPage - tr.FirstPage
+	if blocks {
+		maxLeaves = maxLeaves << db.pshift / f.BlockHeaderSize
+	}
+	if tr.Leaves == 0 || tr.Leaves > maxLeaves || tr.Rows == 0 || tr.Rows/uint64(db.ps) >= tr.Leaves {
+		return corruptAt(catOff, "%s: %d rows in %d leaves cannot fit pages %d..%d", what, tr.Rows, tr.Leaves, tr.FirstPage, tr.LastPage)
+	}
 	if blocks && tr.Depth == 1 {
-		if tr.Root >= db.npages*uint64(db.ps) {
+		if tr.Root < tr.FirstPage<<db.pshift || tr.Root >= tr.LastPage<<db.pshift {
 			return corruptAt(catOff, "%s: root block out of range", what)
 		}
 	} else if tr.Root < tr.FirstPage || tr.Root >= tr.LastPage || tr.Root == 0 {
@@ -246,7 +312,10 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 				return nil, corruptAt(int64(ct.DictOffset), "%s: dictionary checksum mismatch", what)
 			}
 		}
-		codec, err := newBlockCodec(t.comp, dictBytes, db.ps)
+		// No zstd state is made here: a table's decoder comes from the
+		// process's shared decoders at its first decode, so opening a file
+		// of many compressed tables costs a small constant per table.
+		codec, err := newReadCodec(t.comp, dictBytes, db.ps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", what, err)
 		}
@@ -282,11 +351,6 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 func (db *DB) Close() error {
 	if db == nil || !db.closed.CompareAndSwap(false, true) {
 		return nil
-	}
-	for _, t := range db.tables {
-		if t.codec != nil {
-			t.codec.close()
-		}
 	}
 	if db.cache != nil {
 		db.cache.free()
@@ -347,41 +411,59 @@ func (db *DB) page(pgno uint64, level int, t *tree) ([]byte, error) {
 	w := &db.verified[pgno>>6]
 	bit := uint64(1) << (pgno & 63)
 	if w.Load()&bit == 0 {
-		if err := db.checkPage(pgno, p, level, t.width()); err != nil {
+		if err := db.checkAndMark(pgno, p, level, t); err != nil {
 			return nil, err
 		}
-		if level == 0 && t.k8 {
-			t.noteLeaf(p) // before the bit: see tree.stride
-		}
-		w.Or(bit)
 	} else if nodeLevel(p) != level {
 		return nil, &CorruptError{Page: pgno, Offset: int64(off), Reason: "page reached at the wrong level"}
 	}
 	return p, nil
 }
 
-func (db *DB) checkPage(pgno uint64, p []byte, level, width int) error {
+// checkAndMark checks page pgno (p) as a node of tree t at level and, when
+// it passes, sets its checked bit.
+func (db *DB) checkAndMark(pgno uint64, p []byte, level int, t *tree) error {
+	if err := db.checkPage(pgno, p, level, t); err != nil {
+		return err
+	}
+	if level == 0 && t.k8 {
+		t.noteLeaf(p) // before the bit: see tree.stride
+	}
+	db.verified[pgno>>6].Or(1 << (pgno & 63))
+	return nil
+}
+
+func (db *DB) checkPage(pgno uint64, p []byte, level int, t *tree) error {
 	if f.CRC(p[4:]) != f.U32(p, f.PgCRC) {
 		return &CorruptError{Page: pgno, Offset: int64(pgno) << db.pshift, Reason: "checksum mismatch"}
 	}
-	if r := checkNode(p, level, width, db.npages<<db.pshift, db.ps); r != "" {
+	if r := checkNode(p, level, t.width(), t.ovfArea()); r != "" {
 		return &CorruptError{Page: pgno, Offset: int64(pgno) << db.pshift, Reason: r}
 	}
 	return nil
 }
 
-// overflow returns an overflow value, checking its CRC the first time.
-func (db *DB) overflow(ref []byte) ([]byte, error) {
+// ovfCheck is what was checked of the overflow value at a page.
+type ovfCheck struct {
+	len uint64
+	crc uint32
+}
+
+// overflow returns an overflow value, checking its CRC the first time this
+// reference (page, length and checksum) is read; verify re-checks always.
+// checkNode checked that the value lies inside its tree's region.
+func (db *DB) overflow(ref []byte, verify bool) ([]byte, error) {
 	pg, ln, crc := f.U64(ref, 0), f.U64(ref, 8), f.U32(ref, 16)
 	off := pg << db.pshift
-	v := db.data[off : off+ln : off+ln] // bounds were validated by checkNode
-	w := &db.verified[pg>>6]
-	bit := uint64(1) << (pg & 63)
-	if w.Load()&bit == 0 {
+	v := db.data[off : off+ln : off+ln]
+	want := ovfCheck{ln, crc}
+	if c, ok := db.ovf.Load(pg); !ok || verify || *c.(*ovfCheck) != want {
 		if f.CRC(v) != crc {
 			return nil, &CorruptError{Page: pg, Offset: int64(off), Reason: "overflow value checksum mismatch"}
 		}
-		w.Or(bit)
+		if !ok {
+			db.ovf.Store(pg, &want)
+		}
 	}
 	return v, nil
 }

@@ -23,6 +23,7 @@ func TestFastHeaderAgrees(t *testing.T) {
 		"DRYDB__BRANCH_HDR": f.BranchEntryHdr, "DRYDB__OVERFLOW": f.OverflowFlag,
 		"DRYDB__PG_TYPE": f.PgType, "DRYDB__PG_SCALE": f.PgScale,
 		"DRYDB__LEAF8_SEQ": f.Leaf8Seq, "DRYDB__LEAF8_FIXED": f.Leaf8Fixed,
+		"DRYDB__PG_HEADS": f.PgHeads, "DRYDB__HEADS_HDR": f.HeadsHeader, "DRYDB__HEAD_SIZE": f.HeadSize,
 	}
 	re := regexp.MustCompile(`(?m)^#define (DRYDB__\w+)\s+(0x[0-9a-fA-F]+|\d+)`)
 	got := map[string]int{}

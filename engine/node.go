@@ -85,6 +85,10 @@ func branchKey(p []byte, i int) []byte {
 // leafSearch returns the first position whose key is >= key, and whether
 // that key equals key.
 func leafSearch(p []byte, key []byte) (int, bool) {
+	if p[f.PgType]&f.PgHeads != 0 {
+		i := headsLower(p, key, 0, false)
+		return i, i < nodeN(p) && bytes.Equal(leafKey(p, i), key)
+	}
 	lo, hi := 0, nodeN(p)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -100,6 +104,9 @@ func leafSearch(p []byte, key []byte) (int, bool) {
 // branchSearch returns the child that may hold key: the last entry whose
 // separator is <= key (entry 0 when none is).
 func branchSearch(p []byte, key []byte) int {
+	if p[f.PgType]&f.PgHeads != 0 {
+		return headsLower(p, key, 1, true) - 1
+	}
 	lo, hi := 1, nodeN(p)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -110,6 +117,93 @@ func branchSearch(p []byte, key []byte) int {
 		}
 	}
 	return lo - 1
+}
+
+// keyHead is bytes [prefix, prefix+4) of k as a big-endian integer,
+// zero-padded (format.PgHeads).
+func keyHead(k []byte, prefix int) uint32 {
+	if len(k) >= prefix+4 {
+		return be.Uint32(k[prefix:])
+	}
+	var b [4]byte
+	if len(k) > prefix {
+		copy(b[:], k[prefix:])
+	}
+	return be.Uint32(b[:])
+}
+
+// pageKey is key i of a slotted page, leaf or branch.
+func pageKey(p []byte, i int) []byte {
+	if nodeLevel(p) == 0 {
+		return leafKey(p, i)
+	}
+	return branchKey(p, i)
+}
+
+// headsLower searches the keys from entry `from` of a slotted page that
+// carries heads (format.PgHeads): the first position whose key is >= key,
+// or > key with after set. Whole keys are compared twice at most when heads
+// differ: the page's prefix once, and keys only among equal heads.
+func headsLower(p []byte, key []byte, from int, after bool) int {
+	n := nodeN(p)
+	if n <= from {
+		return n
+	}
+	o := f.PageHeaderSize + f.SlotSize*n
+	prefix := int(le.Uint16(p[o:]))
+	heads := p[o+f.HeadsHeader : o+f.HeadsHeader+f.HeadSize*n]
+	if prefix > 0 {
+		pk := pageKey(p, from)[:prefix] // checkNode: every key has the prefix
+		m := min(prefix, len(key))
+		if c := bytes.Compare(key[:m], pk[:m]); c < 0 || c == 0 && len(key) < prefix {
+			return from // below every key
+		} else if c > 0 {
+			return n // above every key
+		}
+	}
+	h := keyHead(key, prefix)
+	// the first head >= h, branch-free (the compiler turns the conditional
+	// add into a conditional move: the branches of a plain binary search
+	// over random keys mispredict), then the first head > h: the keys
+	// between have head h
+	lo := from
+	for size := n - from; size > 1; {
+		half := size >> 1
+		if be.Uint32(heads[4*(lo+half-1):]) < h {
+			lo += half
+		}
+		size -= half
+	}
+	if be.Uint32(heads[4*lo:]) < h {
+		lo++
+	}
+	end := lo
+	for end < n && be.Uint32(heads[4*end:]) == h {
+		end++
+		if end-lo > 4 { // many equal heads: find their end by halving
+			a, b := end, n
+			for a < b {
+				m := int(uint(a+b) >> 1)
+				if be.Uint32(heads[4*m:]) <= h {
+					a = m + 1
+				} else {
+					b = m
+				}
+			}
+			end = a
+			break
+		}
+	}
+	for lo < end {
+		m := int(uint(lo+end) >> 1)
+		c := bytes.Compare(pageKey(p, m), key)
+		if c < 0 || after && c == 0 {
+			lo = m + 1
+		} else {
+			end = m
+		}
+	}
+	return lo
 }
 
 // branchRow returns the child holding row n of the subtree (rows counted
@@ -266,9 +360,9 @@ func upperBoundScaled(keys []byte, k, scale uint64) int {
 // checkNode validates a node's structure so that the accessors above can
 // never index out of range: type and level, entry count, slot offsets,
 // lengths, key order within the node, and overflow references inside the
-// page area. width 8 requires the key-array layout. It runs once per page
-// per process (plain files) or once per block decode.
-func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
+// tree's region (ovf). width 8 requires the key-array layout. It runs once
+// per page per process (plain files) or once per block decode.
+func checkNode(p []byte, wantLevel, width int, ovf ovfArea) string {
 	if len(p) < f.PageHeaderSize {
 		return "short page"
 	}
@@ -279,9 +373,12 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	}
 	leaf := typ == f.PageLeaf || typ == f.PageLeaf8
 	if typ < f.PageLeaf || typ > f.PageBranch8 || (lvl == 0) != leaf ||
-		flags&^(f.Leaf8Seq|f.Leaf8Fixed) != 0 || flags != 0 && typ != f.PageLeaf8 {
+		flags&^(f.Leaf8Seq|f.Leaf8Fixed|f.PgHeads) != 0 ||
+		flags&(f.Leaf8Seq|f.Leaf8Fixed) != 0 && typ != f.PageLeaf8 ||
+		flags&f.PgHeads != 0 && typ >= f.PageLeaf8 {
 		return "bad page type"
 	}
+	heads := flags&f.PgHeads != 0
 	array := typ >= f.PageLeaf8
 	if (width == 8) != array {
 		return "page layout does not match the key encoding"
@@ -293,6 +390,8 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 		fixed = n * (8 + f.SlotSize)
 	case array:
 		fixed = n * f.Branch8EntrySize
+	case heads:
+		fixed = f.HeadsHeader + n*(f.SlotSize+f.HeadSize)
 	default:
 		fixed = n * f.SlotSize
 	}
@@ -302,7 +401,7 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	areaStart := f.PageHeaderSize + fixed
 	switch {
 	case array && leaf:
-		if r := checkLeaf8(p, n, areaStart, dataEnd, ps); r != "" {
+		if r := checkLeaf8(p, n, areaStart, ovf); r != "" {
 			return r
 		}
 	case array:
@@ -343,8 +442,7 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 			}
 			if vl&f.OverflowFlag != 0 {
 				ref, _ := leafVal(p, i)
-				pg, ln := le.Uint64(ref), le.Uint64(ref[8:])
-				if pg == 0 || pg >= dataEnd/uint64(ps) || ln > dataEnd-pg*uint64(ps) {
+				if !ovf.holds(le.Uint64(ref), le.Uint64(ref[8:])) {
 					return "overflow reference out of range"
 				}
 			}
@@ -378,6 +476,11 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 		}
 		prev = k
 	}
+	if heads {
+		if r := checkHeads(p, n, leaf); r != "" {
+			return r
+		}
+	}
 	// sorted and distinct, so a span of n-1 means consecutive
 	if flags&f.Leaf8Seq != 0 && be.Uint64(leafKey(p, n-1))-be.Uint64(leafKey(p, 0)) != uint64(n-1) {
 		return "keys of a sequence page are not consecutive"
@@ -398,10 +501,42 @@ func checkNode(p []byte, wantLevel, width int, dataEnd uint64, ps int) string {
 	return ""
 }
 
+// checkHeads checks a slotted page's heads area (format.PgHeads) against
+// its keys, which checkNode has checked: every key shares the prefix, and
+// every head is its key's.
+func checkHeads(p []byte, n int, leaf bool) string {
+	o := f.PageHeaderSize + f.SlotSize*n
+	prefix := int(le.Uint16(p[o:]))
+	heads := p[o+f.HeadsHeader : o+f.HeadsHeader+f.HeadSize*n]
+	from := 1
+	if leaf {
+		from = 0
+	}
+	if le.Uint16(p[o+2:]) != 0 || !leaf && be.Uint32(heads) != 0 || prefix > 0 && n <= from {
+		return "bad heads area"
+	}
+	var pk []byte
+	for i := from; i < n; i++ {
+		k := pageKey(p, i)
+		if len(k) < prefix {
+			return "key shorter than its page's prefix"
+		}
+		if i == from {
+			pk = k[:prefix]
+		} else if !bytes.Equal(k[:prefix], pk) {
+			return "key without its page's prefix"
+		}
+		if be.Uint32(heads[4*i:]) != keyHead(k, prefix) {
+			return "head does not match its key"
+		}
+	}
+	return ""
+}
+
 // checkLeaf8 is checkNode's loop for leaf8 pages (one per page on first
 // touch, so on the way of every cold read): the same checks as the general
 // loop, with the keys compared as integers.
-func checkLeaf8(p []byte, n, areaStart int, dataEnd uint64, ps int) string {
+func checkLeaf8(p []byte, n, areaStart int, ovf ovfArea) string {
 	keys := p[f.PageHeaderSize : f.PageHeaderSize+8*n]
 	slots := p[f.PageHeaderSize+8*n : f.PageHeaderSize+10*n]
 	var prev uint64
@@ -425,8 +560,7 @@ func checkLeaf8(p []byte, n, areaStart int, dataEnd uint64, ps int) string {
 				return "bad overflow reference"
 			}
 			ref := p[o+f.Leaf8EntryHeader:]
-			pg, ln := le.Uint64(ref), le.Uint64(ref[8:])
-			if pg == 0 || pg >= dataEnd/uint64(ps) || ln > dataEnd-pg*uint64(ps) {
+			if !ovf.holds(le.Uint64(ref), le.Uint64(ref[8:])) {
 				return "overflow reference out of range"
 			}
 		}
@@ -466,4 +600,17 @@ func fixedVal(p []byte, i int) []byte {
 	stride := len(p) - o0
 	s := o0 - i*stride + f.Leaf8EntryHeader
 	return p[s : s+stride-f.Leaf8EntryHeader : s+stride-f.Leaf8EntryHeader]
+}
+
+// ovfArea is where a tree's overflow values may lie: its own region
+// (pages [first, last)), which no other tree shares (checked at open).
+type ovfArea struct {
+	first, last uint64
+	pshift      uint
+}
+
+// holds reports whether a value of ln bytes from page pg lies in the area,
+// in arithmetic that cannot wrap.
+func (a ovfArea) holds(pg, ln uint64) bool {
+	return pg >= a.first && pg < a.last && ln <= (a.last-pg)<<a.pshift
 }

@@ -303,7 +303,7 @@ func (tr *tree) leafValue8(p []byte, i int) ([]byte, error) {
 func (tr *tree) value(p []byte, i int) ([]byte, error) {
 	v, ovf := leafVal(p, i)
 	if ovf {
-		return tr.db.overflow(v)
+		return tr.db.overflow(v, false)
 	}
 	return v, nil
 }

@@ -99,6 +99,10 @@ func (t *tree) pageSlow(ref uint64, level int) ([]byte, error) {
 	return t.db.page(ref, level, t)
 }
 
+func (t *tree) ovfArea() ovfArea {
+	return ovfArea{t.desc.FirstPage, t.desc.LastPage, t.db.pshift}
+}
+
 func (t *tree) width() int {
 	if t.k8 {
 		return 8

@@ -76,6 +76,9 @@ type treeWriter struct {
 	keys8    []byte // leaf8: keys of the leaf being filled
 	slots8   []uint16
 	keyBuf   []byte
+	// afterCopy: the last leaf was copied as a block whose last key is not
+	// known (merge.go); the next row's whole key is its separator.
+	afterCopy bool
 }
 
 func newTreeWriter(o *out, name string, codec *blockCodec) *treeWriter {
@@ -97,7 +100,9 @@ func (t *treeWriter) reset() {
 // add appends one row. val is either the inline value or, with isRef, an
 // overflow reference (pgno relative to the blob file, length, crc).
 func (t *treeWriter) add(key, val []byte, isRef bool) error {
-	if t.rows > 0 {
+	afterCopy := t.afterCopy
+	t.afterCopy = false
+	if t.rows > 0 && !afterCopy {
 		if c := bytes.Compare(key, t.lastKey); c <= 0 {
 			if c == 0 {
 				return fmt.Errorf("%w: %s has key %s twice", ErrDuplicateKey, t.name, quoteKey(key))
@@ -109,7 +114,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		return t.add8(key, val, isRef)
 	}
 	size := f.LeafEntryHeader + len(key) + len(val)
-	if t.n > 0 && t.free-size < f.PageHeaderSize+(t.n+1)*f.SlotSize {
+	if t.n > 0 && !slottedFits(t.n, t.free, size) {
 		if err := t.finishLeaf(); err != nil {
 			return err
 		}
@@ -119,7 +124,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 		// first key that is still greater than the previous leaf's last key.
 		s := key
 		if t.rows > 0 {
-			if !t.k8 {
+			if !t.k8 && !afterCopy {
 				c := commonPrefix(t.lastKey, key)
 				s = key[:c+1]
 			}
@@ -185,6 +190,34 @@ func (t *treeWriter) add8(key, val []byte, isRef bool) error {
 	return nil
 }
 
+// slottedFits reports whether a slotted page of n entries whose entries
+// start at free takes one more entry of size bytes, with its slot and head.
+func slottedFits(n, free, size int) bool {
+	return free-size >= f.PageHeaderSize+f.HeadsHeader+(n+1)*(f.SlotSize+f.HeadSize)
+}
+
+// putHeads writes the heads area (format.PgHeads) of a slotted page of n
+// entries, whose keys from entry `from` on key(i) returns, and flags it.
+// The keys are sorted, so the prefix they all share is the one the first
+// and the last share.
+func putHeads(p []byte, n, from int, key func(int) []byte) {
+	o := f.PageHeaderSize + n*f.SlotSize
+	prefix := 0
+	if n > from {
+		prefix = min(commonPrefix(key(from), key(n-1)), 0xffff)
+	}
+	f.PutU16(p, o, uint16(prefix))
+	f.PutU16(p, o+2, 0)
+	for i := 0; i < n; i++ {
+		var h uint32
+		if i >= from {
+			h = keyHead(key(i), prefix)
+		}
+		be.PutUint32(p[o+f.HeadsHeader+f.HeadSize*i:], h)
+	}
+	p[f.PgType] |= f.PgHeads
+}
+
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	for i := 0; i < n; i++ {
@@ -219,6 +252,9 @@ func (t *treeWriter) finishLeaf() error {
 	}
 	p[f.PgLevel] = 0
 	f.PutU16(p, f.PgN, uint16(t.n))
+	if !t.k8 {
+		putHeads(p, t.n, 0, func(i int) []byte { return leafKey(p, i) })
+	}
 	s := sep{key: t.firstKey, rows: t.leafRows}
 	if t.codec != nil {
 		s.child = t.o.off
@@ -226,23 +262,33 @@ func (t *treeWriter) finishLeaf() error {
 			return err
 		}
 	} else {
-		// Plain leaves: write the held leaf now that its successor exists.
-		if t.leaves > 0 {
-			at := t.o.pgno()
-			f.PutU32(t.held, f.PgNext, uint32(at+1))
-			t.writePage(t.held)
-			f.PutU32(p, f.PgPrev, uint32(at))
+		var err error
+		if s.child, err = t.holdLeaf(); err != nil {
+			return err
 		}
-		s.child = t.o.pgno()
-		if s.child >= 1<<32-1 {
-			return fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
-		}
-		t.pending, t.held = t.held, t.pending
 	}
 	t.level = append(t.level, s)
 	t.leaves++
 	t.reset()
 	return t.o.err
+}
+
+// holdLeaf makes the pending plain leaf the held one, writing the leaf held
+// before now that its successor exists, and returns the page it will take.
+func (t *treeWriter) holdLeaf() (uint64, error) {
+	p := t.pending
+	if t.leaves > 0 {
+		at := t.o.pgno()
+		f.PutU32(t.held, f.PgNext, uint32(at+1))
+		t.writePage(t.held)
+		f.PutU32(p, f.PgPrev, uint32(at))
+	}
+	pg := t.o.pgno()
+	if pg >= 1<<32-1 {
+		return 0, fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
+	}
+	t.pending, t.held = t.held, t.pending
+	return pg, nil
 }
 
 func (t *treeWriter) writePage(p []byte) {
@@ -296,10 +342,14 @@ func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
 	n, free := 0, t.ps
 	var before uint64
 	var first sep
+	// Heads keep a fan-out of four: entry 0 has no key, so four entries
+	// with heads need 16 + 4 + 4*6 + 18 + 3*(18+K) <= P bytes, which holds
+	// for every K <= format.MaxKeySize(P) when P >= 176.
 	flush := func() {
 		p[f.PgType] = f.PageBranch
 		p[f.PgLevel] = byte(level)
 		f.PutU16(p, f.PgN, uint16(n))
+		putHeads(p, n, 1, func(i int) []byte { return branchKey(p, i) })
 		first.child = t.o.pgno()
 		first.rows = before
 		t.writePage(p)
@@ -313,7 +363,7 @@ func (t *treeWriter) buildLevel(children []sep, level uint64) []sep {
 			key = nil
 		}
 		size := f.BranchEntryHdr + len(key)
-		if n > 0 && free-size < f.PageHeaderSize+(n+1)*f.SlotSize {
+		if n > 0 && !slottedFits(n, free, size) {
 			flush()
 			key = nil
 			size = f.BranchEntryHdr

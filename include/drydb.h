@@ -24,6 +24,13 @@
  *     the caller may reuse its buffers as soon as a call returns.
  *   - A key of length 0 is a real key (the smallest one), never "unbounded":
  *     ranges say unbounded explicitly with DRYDB_UNBOUNDED.
+ *   - Range bounds, seek keys and rank keys are keys: one that does not fit
+ *     the key kind of the table (or index) gives DRYDB_BADKEY, as a key of
+ *     drydb_get does (an empty or 9-byte bound of an int64 table, say). Of a
+ *     composite kind a tuple prefix (its first parts, or none: the empty
+ *     key) is a bound too, and an exclusive upper bound may also end the
+ *     prefix range of a bound b: b with its trailing 0xFF bytes dropped and
+ *     its last byte incremented.
  *
  * LIFETIMES OF RETURNED POINTERS (each function repeats the rule that applies)
  *   - Uncompressed tables: keys and values point into the mapped file and are
@@ -498,8 +505,9 @@ DRYDB_API int drydb_builder_index(drydb_tbuilder *tb, const char *name, int uniq
                                   int key_kind, const uint8_t *parts, size_t nparts,
                                   drydb_ibuilder **out);
 /* Append a row, in any key order (the builder sorts; key and value are
- * copied). DRYDB_KEYTOOLARGE/DRYDB_BADKEY at once; a key appended twice gives
- * DRYDB_DUPLICATE at build. */
+ * copied). DRYDB_KEYTOOLARGE/DRYDB_BADKEY at once, drydb_errmsg() naming the
+ * row by its number in the table (counted from 0 over every append call); a
+ * key appended twice gives DRYDB_DUPLICATE at build. */
 DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const uint8_t *key, size_t klen,
                                    const uint8_t *val, size_t vlen);
 /* Append n rows: keys and values concatenated, with their lengths. Stops at
@@ -507,7 +515,9 @@ DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const uint8_t *key, size_
 DRYDB_API int drydb_builder_append_many(drydb_tbuilder *tb, size_t n,
                                         const uint8_t *keys, const size_t *klens,
                                         const uint8_t *vals, const size_t *vlens);
-/* Add an index entry (index key -> primary key of a row of the table). */
+/* Add an index entry (index key -> primary key of a row of the table). The
+ * row may be appended before or after; if it never is, the build fails with
+ * DRYDB_INVALID naming the index and the keys. */
 DRYDB_API int drydb_builder_index_add(drydb_ibuilder *ib, const uint8_t *ikey, size_t iklen,
                                       const uint8_t *pk, size_t pklen);
 DRYDB_API int drydb_builder_index_add_many(drydb_ibuilder *ib, size_t n,
@@ -515,7 +525,10 @@ DRYDB_API int drydb_builder_index_add_many(drydb_ibuilder *ib, size_t n,
                                            const uint8_t *pks, const size_t *pklens);
 /* Build to a file (written to a temporary name, synced, renamed). A builder
  * builds once: afterwards its calls (and those of its table and index
- * builders) give DRYDB_CLOSED; it still must be freed. */
+ * builders) give DRYDB_CLOSED; it still must be freed. A path that names
+ * anything but a regular file (a device such as /dev/null, a FIFO, a
+ * directory, a symbolic link) gives DRYDB_INVALID before the build starts,
+ * touches nothing, and leaves the builder able to build. */
 DRYDB_API int drydb_builder_build_file(drydb_builder *b, const char *path);
 /* Build to memory: *out is allocated with malloc, owned by the caller, freed
  * with drydb_free. */

@@ -39,35 +39,23 @@ static inline uint32_t bench_lcg(uint32_t *seed) {
     return *seed;
 }
 
-/* int64 key -> 8 bytes big-endian with the sign bit flipped (sorts as bytes). */
-static inline void bench_key(int64_t k, uint8_t out[8]) {
-    uint64_t u = (uint64_t)k ^ 0x8000000000000000ull;
-    for (int i = 7; i >= 0; i--) { out[i] = (uint8_t)u; u >>= 8; }
-}
-
-static inline int64_t bench_key_decode(const uint8_t in[8]) {
+/* big-endian uint64 <-> 8 bytes: keys compare as bytes (memcmp) the way
+ * these words compare as unsigned integers (the array floor uses that). */
+static inline uint64_t bench_be64(const uint8_t in[8]) {
     uint64_t u = 0;
     for (int i = 0; i < 8; i++) u = (u << 8) | in[i];
-    return (int64_t)(u ^ 0x8000000000000000ull);
+    return u;
 }
 
-/* value of key k: "value-" + 7 digits = 13 bytes */
-#define BENCH_KLEN 8
-#define BENCH_VLEN 13
-static inline void bench_value(int64_t k, uint8_t out[BENCH_VLEN]) {
-    memcpy(out, "value-", 6);
-    int64_t x = k;
-    for (int i = 12; i >= 6; i--) { out[i] = (uint8_t)('0' + x % 10); x /= 10; }
-}
-
-/* Emit one JSON line. reps_ns: per-repetition ns/op. extra: "" or ",\"k\":v..." */
-static inline void bench_emit(const char *lang, const char *store, const char *shape,
-                              long rows, const double *reps_ns, int nreps, long ops,
-                              const char *extra) {
+/* Emit one JSON line. data: the key shape (bench/shapes.py); reps_ns:
+ * per-repetition ns/op. extra: "" or ",\"k\":v..." */
+static inline void bench_emit(const char *lang, const char *store, const char *data,
+                              const char *shape, long rows, const double *reps_ns, int nreps,
+                              long ops, const char *extra) {
     double med = bench_median(reps_ns, nreps);
-    printf("{\"lang\":\"%s\",\"store\":\"%s\",\"shape\":\"%s\",\"rows\":%ld,"
+    printf("{\"lang\":\"%s\",\"store\":\"%s\",\"data\":\"%s\",\"shape\":\"%s\",\"rows\":%ld,"
            "\"ns_per_op\":%.2f,\"ops_per_rep\":%ld,\"reps\":[",
-           lang, store, shape, rows, med, ops);
+           lang, store, data, shape, rows, med, ops);
     for (int i = 0; i < nreps; i++) printf("%s%.2f", i ? "," : "", reps_ns[i]);
     printf("]%s}\n", extra ? extra : "");
     fflush(stdout);

@@ -5,9 +5,11 @@
  * Adding a store (drydb: store_drydb.c against include/drydb.h + libdrydb.so)
  * is one more such file plus one line in bench/run.
  *
- * Keys are BENCH_KLEN (8) bytes, values BENCH_VLEN (13) bytes; build input is
- * sorted ascending by key. Pointers returned by get/get_many/scan stay valid
- * until the next call on the same handle (zero-copy where the store allows it).
+ * Rows come from a bench/shapes.py file: every key of a run has the same
+ * width klen (8: int64 shapes, 16: str16 and uuid7), values vary in length;
+ * build input is sorted ascending by key (memcmp). Pointers returned by
+ * get/get_many/scan stay valid until the next call on the same handle
+ * (zero-copy where the store allows it).
  */
 #ifndef DRYDB_BENCH_STORE_H
 #define DRYDB_BENCH_STORE_H
@@ -15,16 +17,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What the keys are (bench/shapes.py's key kind): stores with typed keys
+ * (drydb) pick their key kind from it; the others see bytes. */
+enum bench_kind { BENCH_INT64 = 0, BENCH_STRING = 1, BENCH_UUID = 2 };
+
 struct bench_store {
     const char *name;    /* "lmdb", "sqlite", ... : the "store" field of the JSON lines */
     const char *config;  /* one line: how it is configured (goes into the report) */
     const char *(*version)(void);
 
     /* Write a new database file/dir at path from n sorted rows (keys: n*klen
-     * bytes back to back, vals: n*vlen bytes). Durable: synced when it returns.
-     * Returns 0 on success. */
-    int (*build)(const char *path, size_t n, const uint8_t *keys, size_t klen,
-                 const uint8_t *vals, size_t vlen);
+     * bytes back to back; row i's value: vals[voff[i] .. voff[i+1])).
+     * Durable: synced when it returns. Returns 0 on success. */
+    int (*build)(const char *path, enum bench_kind kind, size_t n, const uint8_t *keys,
+                 size_t klen, const uint8_t *vals, const size_t *voff);
 
     /* Open read-only; NULL on failure. close releases everything. */
     void *(*open)(const char *path);

@@ -1,7 +1,9 @@
 /* drydb through its C ABI (include/drydb.h + libdrydb.so): table "bench"
- * with DRYDB_KEY_INT64 keys (same 8-byte encoding as bench.h), uncompressed;
- * gets are zero-copy, get_many is the batch call, scans use a bounded cursor
- * with drydb_range (128 rows per call, no cursor), count is drydb_count. */
+ * whose key kind follows the shape (INT64, STRING or UUID: the bytes are the
+ * same as the other stores'), uncompressed; built with -DBENCH_ZSTD it is the
+ * store "drydb_zstd", the same table with zstd pages. Gets are zero-copy
+ * (compressed: the thread's buffer), get_many is the batch call, scans use
+ * drydb_range (128 rows per call, no cursor), count is drydb_count. */
 #include "store.h"
 #include <drydb.h>
 #include <stdio.h>
@@ -11,7 +13,17 @@
 #define SCAN_BATCH 128
 #define MANY_MAX 1024
 
-struct h { drydb_db *db; drydb_table *t; size_t klens[MANY_MAX]; uint8_t found[MANY_MAX]; };
+#ifdef BENCH_ZSTD
+#define NAME "drydb_zstd"
+#define COMPRESS DRYDB_COMPRESS_ZSTD
+#define COMPRESS_CFG "zstd pages (default level, no dictionary); get copies into the thread buffer"
+#else
+#define NAME "drydb"
+#define COMPRESS DRYDB_COMPRESS_NONE
+#define COMPRESS_CFG "uncompressed; zero-copy get"
+#endif
+
+struct h { drydb_db *db; drydb_table *t; size_t klen; size_t klens[MANY_MAX]; uint8_t found[MANY_MAX]; };
 
 static const char *ver(void) { return drydb_version_string(); }
 
@@ -20,17 +32,20 @@ static int fail(const char *what, int rc) {
     return -1;
 }
 
-static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
-                 const uint8_t *vals, size_t vlen) {
+static int build(const char *path, enum bench_kind kind, size_t n, const uint8_t *keys,
+                 size_t klen, const uint8_t *vals, const size_t *voff) {
+    static const int kinds[] = { [BENCH_INT64] = DRYDB_KEY_INT64, [BENCH_STRING] = DRYDB_KEY_STRING,
+                                 [BENCH_UUID] = DRYDB_KEY_UUID };
     drydb_builder *b; drydb_tbuilder *tb; int rc;
     if ((rc = drydb_builder_new(0, 0, &b))) return fail("builder_new", rc);
-    rc = drydb_builder_table(b, "bench", DRYDB_KEY_INT64, NULL, 0, DRYDB_COMPRESS_NONE, 0, 0, &tb);
+    rc = drydb_builder_table(b, "bench", kinds[kind], NULL, 0, COMPRESS, 0, 0, &tb);
     /* rows go in through drydb_builder_append_many, 1024 per call */
     size_t kls[1024], vls[1024];
-    for (size_t i = 0; i < 1024; i++) { kls[i] = klen; vls[i] = vlen; }
+    for (size_t i = 0; i < 1024; i++) kls[i] = klen;
     for (size_t i = 0; rc == DRYDB_OK && i < n; i += 1024) {
         size_t m = n - i < 1024 ? n - i : 1024;
-        rc = drydb_builder_append_many(tb, m, keys + i * klen, kls, vals + i * vlen, vls);
+        for (size_t j = 0; j < m; j++) vls[j] = voff[i + j + 1] - voff[i + j];
+        rc = drydb_builder_append_many(tb, m, keys + i * klen, kls, vals + voff[i], vls);
     }
     if (rc == DRYDB_OK) rc = drydb_builder_build_file(b, path);
     if (rc != DRYDB_OK) fail("build", rc);
@@ -43,7 +58,6 @@ static void *open_(const char *path) {
     int rc = drydb_open(path, 0, 0, &h->db);
     if (rc == DRYDB_OK) rc = drydb_table_open(h->db, "bench", &h->t);
     if (rc != DRYDB_OK) { fail("open", rc); drydb_close(h->db); free(h); return NULL; }
-    for (size_t i = 0; i < MANY_MAX; i++) h->klens[i] = 8;
     return h;
 }
 
@@ -58,7 +72,11 @@ static int get(void *p, const uint8_t *key, size_t klen, const uint8_t **val, si
 static long get_many(void *p, size_t n, const uint8_t *keys, size_t klen,
                      const uint8_t **vals, size_t *vlens) {
     struct h *h = p;
-    if (n > MANY_MAX || klen != 8) return -1;
+    if (n > MANY_MAX) return -1;
+    if (klen != h->klen) { /* every key of a run has one width */
+        for (size_t i = 0; i < MANY_MAX; i++) h->klens[i] = klen;
+        h->klen = klen;
+    }
     if (drydb_get_many(h->t, n, keys, h->klens, vals, vlens, h->found) != DRYDB_OK) return -1;
     long f = 0;
     for (size_t i = 0; i < n; i++) f += h->found[i];
@@ -71,8 +89,9 @@ static long scan(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen, uin
     size_t kls[SCAN_BATCH], vls[SCAN_BATCH], got;
     long rows = 0;
     int kind = DRYDB_INCLUSIVE;
-    uint8_t from[8];
-    memcpy(from, lo, 8);
+    uint8_t from[16];
+    if (klen > sizeof from) return -1;
+    memcpy(from, lo, klen);
     /* one drydb_range call per SCAN_BATCH rows; a full batch continues
      * after its last key */
     for (;;) {
@@ -81,7 +100,7 @@ static long scan(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen, uin
         for (size_t i = 0; i < got; i++) *sum += vls[i] + vs[i][vls[i] - 1];
         rows += (long)got;
         if (got < SCAN_BATCH) return rows;
-        memcpy(from, ks[got - 1], 8);
+        memcpy(from, ks[got - 1], klen); /* copied: a compressed table's key lives in the thread buffer */
         kind = DRYDB_EXCLUSIVE;
     }
 }
@@ -94,8 +113,8 @@ static long count(void *p, const uint8_t *lo, const uint8_t *hi, size_t klen) {
 }
 
 const struct bench_store bench_store_impl = {
-    .name = "drydb",
-    .config = "KEY_INT64 table, uncompressed, 4 KiB pages; zero-copy get; get_many batch 256; drydb_range 128 rows per call; drydb_count",
+    .name = NAME,
+    .config = "KEY_INT64 / KEY_STRING / KEY_UUID table by shape, " COMPRESS_CFG ", 4 KiB pages; get_many batch 256; drydb_range 128 rows per call; drydb_count",
     .version = ver, .build = build, .open = open_, .close = close_, .get = get,
     .get_many = get_many, .scan = scan, .count = count,
 };

@@ -9,8 +9,9 @@ struct h { MDB_env *env; MDB_txn *txn; MDB_dbi dbi; MDB_cursor *cur; };
 
 static const char *ver(void) { return mdb_version(NULL, NULL, NULL); }
 
-static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
-                 const uint8_t *vals, size_t vlen) {
+static int build(const char *path, enum bench_kind kind, size_t n, const uint8_t *keys,
+                 size_t klen, const uint8_t *vals, const size_t *voff) {
+    (void)kind;
     MDB_env *env; MDB_txn *txn; MDB_dbi dbi; int rc;
     if (mdb_env_create(&env)) return -1;
     mdb_env_set_mapsize(env, (size_t)64 << 30);
@@ -18,7 +19,7 @@ static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
     if ((rc = mdb_txn_begin(env, NULL, 0, &txn))) goto fail;
     if ((rc = mdb_dbi_open(txn, NULL, 0, &dbi))) goto fail;
     for (size_t i = 0; i < n; i++) {
-        MDB_val k = { klen, (void *)(keys + i * klen) }, v = { vlen, (void *)(vals + i * vlen) };
+        MDB_val k = { klen, (void *)(keys + i * klen) }, v = { voff[i + 1] - voff[i], (void *)(vals + voff[i]) };
         if ((rc = mdb_put(txn, dbi, &k, &v, MDB_APPEND))) { mdb_txn_abort(txn); goto fail; }
     }
     if ((rc = mdb_txn_commit(txn))) goto fail;

@@ -25,8 +25,9 @@ static rocksdb_options_t *options(void) {
     return o;
 }
 
-static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
-                 const uint8_t *vals, size_t vlen) {
+static int build(const char *path, enum bench_kind kind, size_t n, const uint8_t *keys,
+                 size_t klen, const uint8_t *vals, const size_t *voff) {
+    (void)kind;
     char *err = NULL, sst[4200];
     snprintf(sst, sizeof sst, "%s.sst", path);
     rocksdb_options_t *o = options();
@@ -34,7 +35,8 @@ static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
     rocksdb_sstfilewriter_t *w = rocksdb_sstfilewriter_create(eo, o);
     rocksdb_sstfilewriter_open(w, sst, &err);
     for (size_t i = 0; !err && i < n; i++)
-        rocksdb_sstfilewriter_put(w, (const char *)keys + i * klen, klen, (const char *)vals + i * vlen, vlen, &err);
+        rocksdb_sstfilewriter_put(w, (const char *)keys + i * klen, klen, (const char *)vals + voff[i],
+                                  voff[i + 1] - voff[i], &err);
     if (!err) rocksdb_sstfilewriter_finish(w, &err);
     rocksdb_sstfilewriter_destroy(w);
     rocksdb_envoptions_destroy(eo);

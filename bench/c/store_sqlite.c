@@ -12,8 +12,9 @@ struct h { sqlite3 *db; sqlite3_stmt *get, *scan, *count; };
 
 static const char *ver(void) { return sqlite3_libversion(); }
 
-static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
-                 const uint8_t *vals, size_t vlen) {
+static int build(const char *path, enum bench_kind kind, size_t n, const uint8_t *keys,
+                 size_t klen, const uint8_t *vals, const size_t *voff) {
+    (void)kind;
     sqlite3 *db; sqlite3_stmt *st = NULL;
     if (sqlite3_open(path, &db) != SQLITE_OK) return -1;
     int rc = sqlite3_exec(db, "PRAGMA page_size=4096;"
@@ -22,7 +23,7 @@ static int build(const char *path, size_t n, const uint8_t *keys, size_t klen,
     if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, "INSERT INTO bench(k,v) VALUES(?1,?2)", -1, &st, NULL);
     for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
         sqlite3_bind_blob(st, 1, keys + i * klen, (int)klen, SQLITE_STATIC);
-        sqlite3_bind_blob(st, 2, vals + i * vlen, (int)vlen, SQLITE_STATIC);
+        sqlite3_bind_blob(st, 2, vals + voff[i], (int)(voff[i + 1] - voff[i]), SQLITE_STATIC);
         rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
         sqlite3_reset(st);
     }

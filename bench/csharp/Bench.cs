@@ -1,14 +1,19 @@
-// Bench.cs - C# (Mono) peers of drydb's benchmark suite: the same shapes as bench/c.
+// Bench.cs - C# (Mono) peers of drydb's benchmark suite: the operations of
+// bench/c on the rows of one key shape (a bench/shapes.py file).
 //
 // build: mcs -langversion:7.2 -unsafe -optimize+ -r:Mono.Data.Sqlite -r:System.Data Bench.cs
 //        (bench/run adds -d:DRYDB -r:DryDB.dll when the drydb binding is there)
-// usage: mono Bench.exe ROWS DATADIR [stores] [shapes]
+// usage: mono Bench.exe ROWSFILE DATADIR [stores] [ops]
 // env:   BENCH_REPS (5), BENCH_BUILD_REPS (3), BENCH_TARGET_MS (25)
-// Prints one JSON line per (store, shape) on stdout, "lang":"csharp".
+// Prints one JSON line per (store, operation) on stdout, "lang":"csharp".
+//
+// Keys: integer shapes (dense, sparse) go through the stores' long overloads,
+// the others (str16, uuid7) as the encoded key bytes (byte[]), the same for
+// every store: what a program holding its keys in encoded form passes.
 //
 // Adding a store = one more subclass of Store, registered in Program.Make.
 // The drydb binding goes in DrydbStore below (namespace DryDB: Database.Open,
-// db.GetTable("bench"), table.TryGet(long, out byte[]), GetMany, Count, cursor).
+// db.GetTable("bench"), table.TryGet, GetMany, ReadRange, Count).
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -21,8 +26,49 @@ using Mono.Data.Sqlite;
 
 namespace DryDBBench
 {
+    // ---------------------------------------------------------------- rows
+    // One shape's rows, read from a bench/shapes.py file (its docstring has
+    // the format).
+    public sealed class Rows
+    {
+        public const int KindInt64 = 0, KindString = 1, KindUuid = 2;
+        public string Shape; public int Kind, KLen, N;
+        public byte[][] Keys, Vals; public byte[] Miss;
+        public long[] Ints;   // integer shapes: the keys decoded
+        public bool IsInt { get { return Kind == KindInt64; } }
+
+        public static Rows Read(string path)
+        {
+            byte[] b = File.ReadAllBytes(path);
+            if (b.Length < 48 || Encoding.ASCII.GetString(b, 0, 8) != "DRYBENCH" || BitConverter.ToUInt32(b, 8) != 1)
+                throw new InvalidDataException(path + ": not a bench/shapes.py rows file of version 1");
+            var r = new Rows { KLen = (int)BitConverter.ToUInt32(b, 12), Kind = (int)BitConverter.ToUInt32(b, 40) };
+            ulong n = BitConverter.ToUInt64(b, 16);
+            if ((r.KLen != 8 && r.KLen != 16) || n < 9000 || n > (1UL << 30) || r.Kind > KindUuid)
+                throw new InvalidDataException(path + ": bad header (9,000 rows at least)");
+            r.N = (int)n;
+            r.Shape = Encoding.ASCII.GetString(b, 24, 16).TrimEnd('\0');
+            int o = 48;
+            r.Miss = Slice(b, o, r.KLen); o += r.KLen;
+            r.Keys = new byte[r.N][]; r.Vals = new byte[r.N][];
+            for (int i = 0; i < r.N; i++, o += r.KLen) r.Keys[i] = Slice(b, o, r.KLen);
+            int p = o + r.N;
+            for (int i = 0; i < r.N; i++) { r.Vals[i] = Slice(b, p, b[o + i]); p += b[o + i]; }
+            if (p != b.Length) throw new InvalidDataException(path + ": size does not match its header");
+            if (r.IsInt)
+            {
+                r.Ints = new long[r.N];
+                for (int i = 0; i < r.N; i++) r.Ints[i] = Store.Int(r.Keys[i]);
+            }
+            return r;
+        }
+
+        static byte[] Slice(byte[] b, int o, int n) { var x = new byte[n]; Buffer.BlockCopy(b, o, x, 0, n); return x; }
+    }
+
     // ---------------------------------------------------------------- store interface
-    public abstract class Store
+    // Integer shapes call the long members, the others the byte[] members.
+    public abstract unsafe class Store
     {
         public abstract string Name { get; }
         public abstract string Config { get; }
@@ -32,20 +78,24 @@ namespace DryDBBench
         public virtual bool HasScan { get { return true; } }
         public virtual bool HasCount { get { return true; } }
 
-        // n rows, keys 0..n-1 ascending, value(i) -> 13 bytes; durable when it returns.
-        // Throw NotSupportedException to read a file built by bench/c instead.
-        public abstract void Build(string path, int n, Func<long, byte[]> value);
+        // the rows (keys ascending); durable when it returns
+        public abstract void Build(string path, Rows rows);
         public abstract void Open(string path);
         public abstract void Close();
-        public abstract bool TryGet(long key, out byte[] value);
+        public abstract bool TryGet(byte[] key, out byte[] value);
+        public virtual bool TryGet(long key, out byte[] value) { return TryGet(KeyBytes(key), out value); }
         // keys[off..off+n) -> vals[0..n); returns how many were found
         public virtual int GetMany(long[] keys, int off, int n, byte[][] vals) { throw new NotSupportedException(); }
+        // keys of klen bytes back to back from flat[off * klen]
+        public virtual int GetMany(byte[] flat, int klen, int off, int n, byte[][] vals) { throw new NotSupportedException(); }
         // rows with lo <= key <= hi, each value materialized as byte[]; returns rows
-        public virtual long Scan(long lo, long hi) { throw new NotSupportedException(); }
-        public virtual long Count(long lo, long hi) { throw new NotSupportedException(); }
+        public virtual long Scan(byte[] lo, byte[] hi) { throw new NotSupportedException(); }
+        public virtual long Scan(long lo, long hi) { return Scan(KeyBytes(lo), KeyBytes(hi)); }
+        public virtual long Count(byte[] lo, byte[] hi) { throw new NotSupportedException(); }
+        public virtual long Count(long lo, long hi) { return Count(KeyBytes(lo), KeyBytes(hi)); }
 
         // int64 -> 8 bytes big-endian with the sign bit flipped
-        public static unsafe void Key(long k, byte* o)
+        public static void Key(long k, byte* o)
         {
             ulong u = (ulong)k ^ 0x8000000000000000UL;
             for (int i = 7; i >= 0; i--) { o[i] = (byte)u; u >>= 8; }
@@ -53,9 +103,16 @@ namespace DryDBBench
         public static byte[] KeyBytes(long k)
         {
             var b = new byte[8];
-            unsafe { fixed (byte* p = b) Key(k, p); }
+            fixed (byte* p = b) Key(k, p);
             return b;
         }
+        public static ulong BE(byte* p)
+        {
+            ulong u = 0;
+            for (int i = 0; i < 8; i++) u = (u << 8) | p[i];
+            return u;
+        }
+        public static long Int(byte[] k) { fixed (byte* p = k) return (long)(BE(p) ^ 0x8000000000000000UL); }
     }
 
     // ---------------------------------------------------------------- LMDB via DllImport
@@ -96,7 +153,7 @@ namespace DryDBBench
         public override string Config { get { return "[DllImport(liblmdb.so.0)], blittable pointer args; MDB_RDONLY env, one long-lived read txn, reused cursor; values copied to byte[]; build MDB_APPEND"; } }
         public override string Version() { return Marshal.PtrToStringAnsi(Lmdb.mdb_version(IntPtr.Zero, IntPtr.Zero, IntPtr.Zero)); }
 
-        public override void Build(string path, int n, Func<long, byte[]> value)
+        public override void Build(string path, Rows r)
         {
             IntPtr e, t; uint d;
             Lmdb.Check(Lmdb.mdb_env_create(out e), "env_create");
@@ -104,15 +161,13 @@ namespace DryDBBench
             Lmdb.Check(Lmdb.mdb_env_open(e, path, Lmdb.NOSUBDIR, 420), "env_open");
             Lmdb.Check(Lmdb.mdb_txn_begin(e, IntPtr.Zero, 0, out t), "txn_begin");
             Lmdb.Check(Lmdb.mdb_dbi_open(t, IntPtr.Zero, 0, out d), "dbi_open");
-            byte* kb = stackalloc byte[8];
-            for (int i = 0; i < n; i++)
+            for (int i = 0; i < r.N; i++)
             {
-                byte[] v = value(i);
-                Key(i, kb);
-                fixed (byte* vp = v)
+                byte[] kb = r.Keys[i], v = r.Vals[i];
+                fixed (byte* kp = kb) fixed (byte* vp = v)
                 {
                     MDB_val k, dv;
-                    k.size = new UIntPtr(8); k.data = kb;
+                    k.size = new UIntPtr((uint)kb.Length); k.data = kp;
                     dv.size = new UIntPtr((uint)v.Length); dv.data = vp;
                     Lmdb.Check(Lmdb.mdb_put(t, d, &k, &dv, Lmdb.APPEND), "put");
                 }
@@ -142,43 +197,65 @@ namespace DryDBBench
             return b;
         }
 
-        public override bool TryGet(long key, out byte[] value)
+        bool Get(byte* kb, int klen, out byte[] value)
         {
-            byte* kb = stackalloc byte[8];
-            Key(key, kb);
             MDB_val k, v;
-            k.size = new UIntPtr(8); k.data = kb;
+            k.size = new UIntPtr((uint)klen); k.data = kb;
             int rc = Lmdb.mdb_get(txn, dbi, &k, &v);
             if (rc != 0) { value = null; if (rc != Lmdb.NOTFOUND) Lmdb.Check(rc, "get"); return false; }
             value = Copy(v);
             return true;
         }
 
-        long Walk(long lo, long hi, bool values)
+        public override bool TryGet(long key, out byte[] value)
         {
-            byte* kb = stackalloc byte[8]; byte* hb = stackalloc byte[8];
-            Key(lo, kb); Key(hi, hb);
+            byte* kb = stackalloc byte[8];
+            Key(key, kb);
+            return Get(kb, 8, out value);
+        }
+
+        public override bool TryGet(byte[] key, out byte[] value)
+        {
+            fixed (byte* kb = key) return Get(kb, key.Length, out value);
+        }
+
+        long Walk(byte* lo, byte* hi, int klen, bool values)
+        {
             MDB_val k, v;
-            k.size = new UIntPtr(8); k.data = kb;
+            k.size = new UIntPtr((uint)klen); k.data = lo;
             long n = 0;
             for (int rc = Lmdb.mdb_cursor_get(cur, &k, &v, Lmdb.SET_RANGE); rc == 0; rc = Lmdb.mdb_cursor_get(cur, &k, &v, Lmdb.NEXT))
             {
-                if (Cmp(k.data, (int)k.size, hb) > 0) break;
+                if (Cmp(k.data, (int)k.size, hi, klen) > 0) break;
                 if (values) Copy(v);
                 n++;
             }
             return n;
         }
 
-        static int Cmp(byte* a, int alen, byte* b)
+        static int Cmp(byte* a, int alen, byte* b, int blen)
         {
-            int m = alen < 8 ? alen : 8;
+            int m = alen < blen ? alen : blen;
             for (int i = 0; i < m; i++) if (a[i] != b[i]) return a[i] - b[i];
-            return alen - 8;
+            return alen - blen;
+        }
+
+        long Walk(long lo, long hi, bool values)
+        {
+            byte* kb = stackalloc byte[8]; byte* hb = stackalloc byte[8];
+            Key(lo, kb); Key(hi, hb);
+            return Walk(kb, hb, 8, values);
+        }
+
+        long Walk(byte[] lo, byte[] hi, bool values)
+        {
+            fixed (byte* l = lo) fixed (byte* h = hi) return Walk(l, h, lo.Length, values);
         }
 
         public override long Scan(long lo, long hi) { return Walk(lo, hi, true); }
         public override long Count(long lo, long hi) { return Walk(lo, hi, false); }
+        public override long Scan(byte[] lo, byte[] hi) { return Walk(lo, hi, true); }
+        public override long Count(byte[] lo, byte[] hi) { return Walk(lo, hi, false); }
     }
 
     // ---------------------------------------------------------------- Mono.Data.Sqlite
@@ -201,7 +278,7 @@ namespace DryDBBench
         }
         public override string Version() { return "Mono.Data.Sqlite, SQLite " + SqliteConnection.SQLiteVersion; }
 
-        public override void Build(string p, int n, Func<long, byte[]> value)
+        public override void Build(string p, Rows rows)
         {
             using (var c = new SqliteConnection("Data Source=" + p))
             {
@@ -214,7 +291,7 @@ namespace DryDBBench
                     var pk = ins.Parameters.Add("@k", System.Data.DbType.Binary);
                     var pv = ins.Parameters.Add("@v", System.Data.DbType.Binary);
                     ins.Prepare();
-                    for (int i = 0; i < n; i++) { pk.Value = KeyBytes(i); pv.Value = value(i); ins.ExecuteNonQuery(); }
+                    for (int i = 0; i < rows.N; i++) { pk.Value = rows.Keys[i]; pv.Value = rows.Vals[i]; ins.ExecuteNonQuery(); }
                     tx.Commit();
                 }
             }
@@ -246,19 +323,19 @@ namespace DryDBBench
             conn.Dispose();
         }
 
-        public override bool TryGet(long key, out byte[] value)
+        public override bool TryGet(byte[] key, out byte[] value)
         {
             object r;
             if (tuned)
             {
-                gk.Value = KeyBytes(key);
+                gk.Value = key;
                 r = get.ExecuteScalar();
             }
             else
             {
                 using (var cmd = new SqliteCommand("SELECT v FROM bench WHERE k=@k", conn))
                 {
-                    cmd.Parameters.AddWithValue("@k", KeyBytes(key));
+                    cmd.Parameters.AddWithValue("@k", key);
                     r = cmd.ExecuteScalar();
                 }
             }
@@ -270,123 +347,172 @@ namespace DryDBBench
         const string ScanSqlCast = "SELECT CAST(v AS BLOB) FROM bench WHERE k>=@lo AND k<=@hi ORDER BY k";
         const string CountSql = "SELECT COUNT(*) FROM bench WHERE k>=@lo AND k<=@hi";
 
-        public override long Scan(long lo, long hi)
+        public override long Scan(byte[] lo, byte[] hi)
         {
             long n = 0;
             if (tuned)
             {
                 if (scan == null) scan = Prep(ScanSqlCast, out slo, "@hi", out shi);
-                slo.Value = KeyBytes(lo); shi.Value = KeyBytes(hi);
+                slo.Value = lo; shi.Value = hi;
                 using (var r = scan.ExecuteReader()) while (r.Read()) { var v = (byte[])r[0]; n++; }
                 return n;
             }
             using (var cmd = new SqliteCommand(ScanSql, conn))
             {
-                cmd.Parameters.AddWithValue("@lo", KeyBytes(lo));
-                cmd.Parameters.AddWithValue("@hi", KeyBytes(hi));
+                cmd.Parameters.AddWithValue("@lo", lo);
+                cmd.Parameters.AddWithValue("@hi", hi);
                 using (var r = cmd.ExecuteReader()) while (r.Read()) { var v = (byte[])r[0]; n++; }
             }
             return n;
         }
 
-        public override long Count(long lo, long hi)
+        public override long Count(byte[] lo, byte[] hi)
         {
             if (tuned)
             {
                 if (count == null) count = Prep(CountSql, out clo, "@hi", out chi);
-                clo.Value = KeyBytes(lo); chi.Value = KeyBytes(hi);
+                clo.Value = lo; chi.Value = hi;
                 return (long)count.ExecuteScalar();
             }
             using (var cmd = new SqliteCommand(CountSql, conn))
             {
-                cmd.Parameters.AddWithValue("@lo", KeyBytes(lo));
-                cmd.Parameters.AddWithValue("@hi", KeyBytes(hi));
+                cmd.Parameters.AddWithValue("@lo", lo);
+                cmd.Parameters.AddWithValue("@hi", hi);
                 return (long)cmd.ExecuteScalar();
             }
         }
     }
 
     // ---------------------------------------------------------------- floors (in RAM, no file)
+    // Key bytes compared (as memcmp) and hashed eight bytes at a time.
+    public sealed unsafe class Bytes : IComparer<byte[]>, IEqualityComparer<byte[]>
+    {
+        public static readonly Bytes Order = new Bytes();
+        public int Compare(byte[] a, byte[] b)
+        {
+            int n = Math.Min(a.Length, b.Length), i = 0;
+            fixed (byte* p = a) fixed (byte* q = b)
+            {
+                for (; i + 8 <= n; i += 8)
+                {
+                    ulong x = Store.BE(p + i), y = Store.BE(q + i);
+                    if (x != y) return x < y ? -1 : 1;
+                }
+                for (; i < n; i++) if (p[i] != q[i]) return p[i] - q[i];
+            }
+            return a.Length - b.Length;
+        }
+        public bool Equals(byte[] a, byte[] b) { return a.Length == b.Length && Compare(a, b) == 0; }
+        public int GetHashCode(byte[] a)
+        {
+            ulong h = (ulong)a.Length;
+            fixed (byte* p = a)
+            {
+                int i = 0;
+                for (; i + 8 <= a.Length; i += 8) h = (h ^ *(ulong*)(p + i)) * 0x9E3779B97F4A7C15UL;
+                for (; i < a.Length; i++) h = (h ^ p[i]) * 0x9E3779B97F4A7C15UL;
+            }
+            return (int)(h ^ (h >> 32));
+        }
+    }
+
     public sealed class ArrayStore : Store
     {
         static readonly Dictionary<string, ArrayStore> built = new Dictionary<string, ArrayStore>();
-        long[] keys; byte[][] vals;
+        long[] ints; byte[][] keys, vals;
         public override string Name { get { return "array"; } }
-        public override string Config { get { return "Array.BinarySearch over long[] + byte[][] values, in RAM (the floor)"; } }
+        public override string Config { get { return "Array.BinarySearch over long[] (integer shapes) or byte[][] with an ordinal comparer (string, UUID) + byte[][] values, in RAM (the floor)"; } }
         public override bool FileBacked { get { return false; } }
-        public override void Build(string path, int n, Func<long, byte[]> value)
-        {
-            var s = new ArrayStore { keys = new long[n], vals = new byte[n][] };
-            for (int i = 0; i < n; i++) { s.keys[i] = i; s.vals[i] = value(i); }
-            built[path] = s;
-        }
-        public override void Open(string path) { var s = built[path]; keys = s.keys; vals = s.vals; }
+        public override void Build(string path, Rows r) { built[path] = new ArrayStore { ints = r.Ints, keys = r.Keys, vals = r.Vals }; }
+        public override void Open(string path) { var s = built[path]; ints = s.ints; keys = s.keys; vals = s.vals; }
         public override void Close() { }
         public override bool TryGet(long key, out byte[] value)
         {
-            int i = Array.BinarySearch(keys, key);
+            int i = Array.BinarySearch(ints, key);
             value = i >= 0 ? vals[i] : null;
             return i >= 0;
         }
-        int Lower(long k) { int i = Array.BinarySearch(keys, k); return i >= 0 ? i : ~i; }
-        public override long Scan(long lo, long hi)
+        public override bool TryGet(byte[] key, out byte[] value)
         {
-            long n = 0; int sum = 0;
-            for (int i = Lower(lo); i < keys.Length && keys[i] <= hi; i++, n++) sum += vals[i].Length;
-            return sum > 0 ? n : n;
+            int i = Array.BinarySearch(keys, key, Bytes.Order);
+            value = i >= 0 ? vals[i] : null;
+            return i >= 0;
         }
-        public override long Count(long lo, long hi)
+        // rows [i, j): lower bound of lo, upper bound of hi; values: each one touched
+        long Take(int i, int j, bool values)
         {
-            if (hi < lo) return 0;
-            int u = hi == long.MaxValue ? keys.Length : Lower(hi + 1);
-            return u - Lower(lo);
+            int sum = 0;
+            if (values) for (int k = i; k < j; k++) sum += vals[k].Length;
+            sink += sum;
+            return j > i ? j - i : 0;
         }
+        public static long sink;
+        static int Lo(int i) { return i >= 0 ? i : ~i; }
+        static int Hi(int i) { return i >= 0 ? i + 1 : ~i; }
+        public override long Scan(long lo, long hi) { return Take(Lo(Array.BinarySearch(ints, lo)), Hi(Array.BinarySearch(ints, hi)), true); }
+        public override long Count(long lo, long hi) { return Take(Lo(Array.BinarySearch(ints, lo)), Hi(Array.BinarySearch(ints, hi)), false); }
+        public override long Scan(byte[] lo, byte[] hi) { return Take(Lo(Array.BinarySearch(keys, lo, Bytes.Order)), Hi(Array.BinarySearch(keys, hi, Bytes.Order)), true); }
+        public override long Count(byte[] lo, byte[] hi) { return Take(Lo(Array.BinarySearch(keys, lo, Bytes.Order)), Hi(Array.BinarySearch(keys, hi, Bytes.Order)), false); }
     }
 
     public sealed class DictStore : Store
     {
-        static readonly Dictionary<string, Dictionary<long, byte[]>> built = new Dictionary<string, Dictionary<long, byte[]>>();
-        Dictionary<long, byte[]> d;
+        static readonly Dictionary<string, DictStore> built = new Dictionary<string, DictStore>();
+        Dictionary<long, byte[]> ints; Dictionary<byte[], byte[]> keys;
         public override string Name { get { return "dictionary"; } }
-        public override string Config { get { return "Dictionary<long,byte[]>.TryGetValue, in RAM (point-get floor)"; } }
+        public override string Config { get { return "Dictionary<long,byte[]> (integer shapes) or Dictionary<byte[],byte[]> with a hashing comparer (string, UUID), TryGetValue, in RAM (point-get floor)"; } }
         public override bool FileBacked { get { return false; } }
         public override bool HasScan { get { return false; } }
         public override bool HasCount { get { return false; } }
-        public override void Build(string path, int n, Func<long, byte[]> value)
+        public override void Build(string path, Rows r)
         {
-            var x = new Dictionary<long, byte[]>(n);
-            for (int i = 0; i < n; i++) x[i] = value(i);
-            built[path] = x;
+            var s = new DictStore();
+            if (r.IsInt) { s.ints = new Dictionary<long, byte[]>(r.N); for (int i = 0; i < r.N; i++) s.ints[r.Ints[i]] = r.Vals[i]; }
+            else { s.keys = new Dictionary<byte[], byte[]>(r.N, Bytes.Order); for (int i = 0; i < r.N; i++) s.keys[r.Keys[i]] = r.Vals[i]; }
+            built[path] = s;
         }
-        public override void Open(string path) { d = built[path]; }
+        public override void Open(string path) { var s = built[path]; ints = s.ints; keys = s.keys; }
         public override void Close() { }
-        public override bool TryGet(long key, out byte[] value) { return d.TryGetValue(key, out value); }
+        public override bool TryGet(long key, out byte[] value) { return ints.TryGetValue(key, out value); }
+        public override bool TryGet(byte[] key, out byte[] value) { return keys.TryGetValue(key, out value); }
     }
 
 #if DRYDB
     // ---------------------------------------------------------------- drydb (the binding)
     // Compiled in by bench/run with -d:DRYDB -r:DryDB.dll when the binding exists.
     // Adjust the calls here to the binding's final API; nothing else changes.
+    // With zstd it is the store "drydb_zstd": the same table with zstd pages.
     public sealed unsafe class DrydbStore : Store
     {
         const int ScanBatch = 256;
+        readonly bool zstd;
         DryDB.Database db; DryDB.Table t;
-        public override string Name { get { return "drydb"; } }
-        public override string Config { get { return "DryDB binding: table 'bench', long keys, uncompressed, 4 KiB pages; TryGet(long, out byte[]) copies; GetMany(long[], idx, byte[][], idx, n) copies into the caller's array (one crossing per 256 keys); scan: Table.ReadRange(lo, hi, up to 256 rows per call) zero-copy (pointer + length, last byte of each value read), no cursor, continues after the last key while batches come back full; Count(lo, hi)"; } }
+        public DrydbStore(bool zstd) { this.zstd = zstd; }
+        public override string Name { get { return zstd ? "drydb_zstd" : "drydb"; } }
+        public override string Config { get { return "DryDB binding: table 'bench', Int64 / String / Uuid keys by shape, " + (zstd ? "zstd pages (default level)" : "uncompressed") + ", 4 KiB pages; TryGet(long or byte[], out byte[]) copies; GetMany (long[] or concatenated key bytes) copies into the caller's array (one crossing per 256 keys); scan: Table.ReadRange(lo, hi, up to 256 rows per call) zero-copy (pointer + length, last byte of each value read), no cursor, continues after the last key while batches come back full; Count(lo, hi)"; } }
         public override bool HasGetMany { get { return true; } }
-        public override void Build(string path, int n, Func<long, byte[]> value)
+        static readonly DryDB.KeyKind[] kinds = { DryDB.KeyKind.Int64, DryDB.KeyKind.String, DryDB.KeyKind.Uuid };
+        public override void Build(string path, Rows r)
         {
             using (var b = new DryDB.DatabaseBuilder(new DryDB.BuilderOptions { PageSize = 4096 }))
             {
-                var tb = b.CreateTable("bench", DryDB.KeyKind.Int64);
-                for (int i = 0; i < n; i++) tb.Append((long)i, value(i));
+                var opts = new DryDB.TableOptions { Compression = zstd ? DryDB.Compression.Zstd : DryDB.Compression.None };
+                var tb = b.CreateTable("bench", kinds[r.Kind], opts);
+                for (int i = 0; i < r.N; i++) tb.Append(r.Keys[i], r.Vals[i]);
                 b.Build(path);
             }
         }
         public override void Open(string path) { db = DryDB.Database.Open(path); t = db.GetTable("bench"); }
         public override void Close() { db.Dispose(); }
         public override bool TryGet(long key, out byte[] value) { return t.TryGet(key, out value); }
+        public override bool TryGet(byte[] key, out byte[] value) { return t.TryGet(key, out value); }
         public override int GetMany(long[] keys, int off, int n, byte[][] vals) { return t.GetMany(keys, off, vals, 0, n); }
+        public override int GetMany(byte[] flat, int klen, int off, int n, byte[][] vals)
+        {
+            UIntPtr* kls = stackalloc UIntPtr[n];
+            for (int i = 0; i < n; i++) kls[i] = (UIntPtr)klen;
+            fixed (byte* k = flat) return t.GetMany(n, k + (long)off * klen, kls, vals);
+        }
         public override long Scan(long lo, long hi)
         {
             byte** ks = stackalloc byte*[ScanBatch]; byte** vs = stackalloc byte*[ScanBatch];
@@ -405,18 +531,69 @@ namespace DryDBBench
             }
             return sum < 0 ? -1 : n;
         }
+        public override long Scan(byte[] lo, byte[] hi)
+        {
+            byte** ks = stackalloc byte*[ScanBatch]; byte** vs = stackalloc byte*[ScanBatch];
+            UIntPtr* kls = stackalloc UIntPtr[ScanBatch]; UIntPtr* vls = stackalloc UIntPtr[ScanBatch];
+            byte* from = stackalloc byte[lo.Length];
+            for (int i = 0; i < lo.Length; i++) from[i] = lo[i];
+            var kind = DryDB.BoundKind.Inclusive;
+            long n = 0, sum = 0;
+            fixed (byte* h = hi)
+                for (;;)
+                {
+                    int m = t.ReadRange(from, lo.Length, kind, h, hi.Length, DryDB.BoundKind.Inclusive, false, ScanBatch, ks, kls, vs, vls);
+                    for (int i = 0; i < m; i++) sum += vs[i][(long)(ulong)vls[i] - 1];
+                    n += m;
+                    if (m < ScanBatch) break;
+                    // on after the last key, copied: a compressed table's key lives in the thread buffer
+                    for (int i = 0; i < lo.Length; i++) from[i] = ks[m - 1][i];
+                    kind = DryDB.BoundKind.Exclusive;
+                }
+            return sum < 0 ? -1 : n;
+        }
         public override long Count(long lo, long hi) { return t.Count(lo, hi); }
+        public override long Count(byte[] lo, byte[] hi) { return t.Count(lo, hi); }
     }
 #endif
 
     // ---------------------------------------------------------------- driver
     public static class Program
     {
-        const int StreamKeys = 1 << 20, Batch = 256;
+        const int StreamKeys = 1 << 20, RandomKeys = 1000, Batch = 256;
         static int reps = 5, buildReps = 3;
         static double targetNs = 25e6;
-        static int N;
+        static Rows R;
         static long sink;
+        // the get workloads' keys (row numbers from the LCG, seed 42 for the
+        // stream, 1 for the random keys), made once per process: integer
+        // shapes as long, the others as byte[] (the stream also back to back
+        // in one array, for GetMany)
+        static long[] streamInts, rndInts;
+        static byte[][] streamKeys, rndKeys;
+        static byte[] streamFlat;
+
+        static void MakeKeys()
+        {
+            int[] streamRows = LcgRows(42, StreamKeys), rndRows = LcgRows(1, RandomKeys);
+            if (R.IsInt)
+            {
+                streamInts = Array.ConvertAll(streamRows, i => R.Ints[i]);
+                rndInts = Array.ConvertAll(rndRows, i => R.Ints[i]);
+                return;
+            }
+            int kl = R.KLen;
+            streamFlat = new byte[(long)StreamKeys * kl];
+            streamKeys = new byte[StreamKeys][];
+            for (int i = 0; i < StreamKeys; i++)
+            {
+                Buffer.BlockCopy(R.Keys[streamRows[i]], 0, streamFlat, i * kl, kl);
+                // copies, allocated in stream order: reading the next key is
+                // not a cache miss of its own (as in bench/c and bench/go)
+                streamKeys[i] = (byte[])R.Keys[streamRows[i]].Clone();
+            }
+            rndKeys = Array.ConvertAll(rndRows, i => (byte[])R.Keys[i].Clone());
+        }
 
         static Store Make(string name)
         {
@@ -428,13 +605,12 @@ namespace DryDBBench
                 case "array": return new ArrayStore();
                 case "dictionary": return new DictStore();
 #if DRYDB
-                case "drydb": return new DrydbStore();
+                case "drydb": return new DrydbStore(false);
+                case "drydb_zstd": return new DrydbStore(true);
 #endif
                 default: return null;
             }
         }
-
-        static byte[] Value(long k) { return Encoding.ASCII.GetBytes("value-" + k.ToString("D7", CultureInfo.InvariantCulture)); }
 
         static string F(double x) { return x.ToString("0.##", CultureInfo.InvariantCulture); }
         static string Q(string s) { return "\"" + s.Replace("\\", "\\\\").Replace("\"", "\\\"") + "\""; }
@@ -449,8 +625,8 @@ namespace DryDBBench
         static void Emit(Store st, string shape, List<double> r, long ops, string extra)
         {
             var sb = new StringBuilder();
-            sb.Append("{\"lang\":\"csharp\",\"store\":").Append(Q(st.Name)).Append(",\"shape\":").Append(Q(shape))
-              .Append(",\"rows\":").Append(N).Append(",\"ns_per_op\":").Append(F(Median(r)))
+            sb.Append("{\"lang\":\"csharp\",\"store\":").Append(Q(st.Name)).Append(",\"data\":").Append(Q(R.Shape))
+              .Append(",\"shape\":").Append(Q(shape)).Append(",\"rows\":").Append(R.N).Append(",\"ns_per_op\":").Append(F(Median(r)))
               .Append(",\"ops_per_rep\":").Append(ops).Append(",\"reps\":[");
             for (int i = 0; i < r.Count; i++) sb.Append(i > 0 ? "," : "").Append(F(r[i]));
             sb.Append("]").Append(extra).Append("}");
@@ -476,96 +652,130 @@ namespace DryDBBench
             Emit(st, shape, r, ops, extra);
         }
 
-        static void Fail(Store st, string what) { Console.Error.WriteLine("csharp " + st.Name + ": " + what); Environment.Exit(1); }
-
-        static void Bench(Store st, string dir, HashSet<string> shapes)
+        static void Fail(Store st, string what)
         {
-            Func<string, bool> want = s => shapes == null || shapes.Contains(s);
-            string path = Path.Combine(dir, "cs-" + st.Name + "-" + N + ".db");
+            Console.Error.WriteLine("csharp " + st.Name + ": " + what + " (" + R.Shape + ", rows=" + R.N + ")");
+            Environment.Exit(1);
+        }
+
+        static bool Same(byte[] a, byte[] b) { return a != null && Bytes.Order.Equals(a, b); }
+
+        // the get workloads' keys, drawn from the table's keys by row number (LCG % N)
+        static int[] LcgRows(uint seed, int count)
+        {
+            var o = new int[count];
+            for (int i = 0; i < count; i++) { seed = seed * 1664525u + 1013904223u; o[i] = (int)(seed % (uint)R.N); }
+            return o;
+        }
+
+        static void Bench(Store st, string dir, HashSet<string> ops)
+        {
+            Func<string, bool> want = s => ops == null || ops.Contains(s);
+            int N = R.N, kl = R.KLen;
+            bool ints = R.IsInt;
+            string path = Path.Combine(dir, "cs-" + st.Name + "-" + R.Shape + "-" + N + ".db");
             var r = new List<double>();
-            bool built = true;
             for (int i = 0; i < (want("build") ? buildReps : 1); i++)
             {
                 if (Directory.Exists(path)) Directory.Delete(path, true);
                 File.Delete(path); File.Delete(path + "-lock");
                 var sw = Stopwatch.StartNew();
-                try { st.Build(path, N, Value); }
-                catch (NotSupportedException) { built = false; path = Path.Combine(dir, "c-" + st.Name + "-" + N + ".db"); break; }
+                st.Build(path, R);
                 r.Add(sw.Elapsed.Ticks * (1e9 / TimeSpan.TicksPerSecond) / N);
             }
-            if (built && want("build"))
+            if (want("build"))
             {
                 long size = File.Exists(path) ? new FileInfo(path).Length : 0;
                 Emit(st, "build", r, N, ",\"rows_per_s\":" + (long)(1e9 / Median(r)) + ",\"file_bytes\":" + size +
                      ",\"version\":" + Q(st.Version()) + ",\"config\":" + Q(st.Config));
             }
 
+            // one lookup by row number, through the members the shape uses
+            Func<int, byte[]> get = i => { byte[] x; return (ints ? st.TryGet(R.Ints[i], out x) : st.TryGet(R.Keys[i], out x)) ? x : null; };
             st.Open(path);
             byte[] v;
-            if (!st.TryGet(123, out v) || Encoding.ASCII.GetString(v) != "value-0000123") Fail(st, "get(123) wrong");
-            if (st.TryGet(N, out v)) Fail(st, "get(N) should be absent");
-            if (st.HasScan && st.Scan(2000, 2099) != 100) Fail(st, "scan [2000,2099] wrong");
-            if (st.HasCount && st.Count(1000, 8999) != 8000) Fail(st, "count [1000,8999] wrong");
+            foreach (int i in new[] { 123, N - 1 }) if (!Same(get(i), R.Vals[i])) Fail(st, "get(key " + i + ") wrong");
+            if (ints ? st.TryGet(Store.Int(R.Miss), out v) : st.TryGet(R.Miss, out v)) Fail(st, "get(absent key) found a value");
+            if (st.HasScan && (ints ? st.Scan(R.Ints[2000], R.Ints[2099]) : st.Scan(R.Keys[2000], R.Keys[2099])) != 100)
+                Fail(st, "scan [key 2000, key 2099] wrong");
+            if (st.HasCount && (ints ? st.Count(R.Ints[1000], R.Ints[8999]) : st.Count(R.Keys[1000], R.Keys[8999])) != 8000)
+                Fail(st, "count [key 1000, key 8999] wrong");
 
-            var stream = new long[StreamKeys];
-            uint seed = 42;
-            for (int i = 0; i < StreamKeys; i++) { seed = seed * 1664525u + 1013904223u; stream[i] = seed % (uint)N; }
             int pos = 0;
             var vals = new byte[Batch][];
-
-            if (want("get_one")) Run(st, "get_one", ops => { long s = 0; byte[] x; for (long i = 0; i < ops; i++) if (st.TryGet(123, out x)) s += x.Length; sink += s; }, 1000);
-            if (want("get_random")) Run(st, "get_random", ops =>
+            Func<int, int> many = p => ints ? st.GetMany(streamInts, p, Batch, vals) : st.GetMany(streamFlat, kl, p, Batch, vals);
+            if (st.HasGetMany)
             {
-                long s = 0; byte[] x; uint sd = 1;
-                for (long i = 0; i < ops; i++)
-                {
-                    if (i % 1000 == 0) sd = 1;
-                    sd = sd * 1664525u + 1013904223u;
-                    if (st.TryGet(sd % (uint)N, out x)) s += x.Length;
-                }
-                sink += s;
-            }, 1000);
-            if (want("get_stream")) { pos = 0; Run(st, "get_stream", ops =>
+                if (many(0) != Batch) Fail(st, "get_many wrong");
+                int[] first = LcgRows(42, Batch);
+                for (int i = 0; i < Batch; i++) if (!Same(vals[i], R.Vals[first[i]])) Fail(st, "get_many value wrong");
+            }
+
+            if (want("get_one")) Run(st, "get_one", n =>
             {
                 long s = 0; byte[] x;
-                for (long i = 0; i < ops; i++) { if (st.TryGet(stream[pos], out x)) s += x.Length; if (++pos == StreamKeys) pos = 0; }
+                if (ints) { long k = R.Ints[123]; for (long i = 0; i < n; i++) if (st.TryGet(k, out x)) s += x.Length; }
+                else { byte[] k = R.Keys[123]; for (long i = 0; i < n; i++) if (st.TryGet(k, out x)) s += x.Length; }
+                sink += s;
+            }, 1000);
+            if (want("get_random")) Run(st, "get_random", n =>
+            {
+                long s = 0; byte[] x;
+                if (ints) for (long i = 0; i < n; i++) { if (st.TryGet(rndInts[i % RandomKeys], out x)) s += x.Length; }
+                else for (long i = 0; i < n; i++) { if (st.TryGet(rndKeys[i % RandomKeys], out x)) s += x.Length; }
+                sink += s;
+            }, RandomKeys);
+            if (want("get_stream")) { pos = 0; Run(st, "get_stream", n =>
+            {
+                long s = 0; byte[] x;
+                if (ints) for (long i = 0; i < n; i++) { if (st.TryGet(streamInts[pos], out x)) s += x.Length; if (++pos == StreamKeys) pos = 0; }
+                else for (long i = 0; i < n; i++) { if (st.TryGet(streamKeys[pos], out x)) s += x.Length; if (++pos == StreamKeys) pos = 0; }
                 sink += s;
             }, 1000); }
-            if (st.HasGetMany && want("get_many_stream")) { pos = 0; Run(st, "get_many_stream", ops =>
+            if (st.HasGetMany && want("get_many_stream")) { pos = 0; Run(st, "get_many_stream", n =>
             {
                 long s = 0;
-                for (long i = 0; i < ops; i += Batch) { if (pos + Batch > StreamKeys) pos = 0; s += st.GetMany(stream, pos, Batch, vals); pos += Batch; }
+                for (long i = 0; i < n; i += Batch) { if (pos + Batch > StreamKeys) pos = 0; s += many(pos); pos += Batch; }
                 sink += s;
             }, Batch, ",\"batch\":256"); }
-            if (st.HasScan && want("scan_100")) Run(st, "scan_100", ops => { for (long i = 0; i < ops; i++) sink += st.Scan(2000, 2099); }, 1);
-            if (st.HasCount && want("count_8000")) Run(st, "count_8000", ops => { for (long i = 0; i < ops; i++) sink += st.Count(1000, 8999); }, 1);
-            st.Close();
-            if (st.FileBacked && want("open_get")) Run(st, "open_get", ops =>
+            if (st.HasScan && want("scan_100")) Run(st, "scan_100", n =>
             {
-                byte[] x;
-                for (long i = 0; i < ops; i++) { st.Open(path); if (st.TryGet(123, out x)) sink += x.Length; st.Close(); }
+                if (ints) { long lo = R.Ints[2000], hi = R.Ints[2099]; for (long i = 0; i < n; i++) sink += st.Scan(lo, hi); }
+                else { byte[] lo = R.Keys[2000], hi = R.Keys[2099]; for (long i = 0; i < n; i++) sink += st.Scan(lo, hi); }
+            }, 1);
+            if (st.HasCount && want("count_8000")) Run(st, "count_8000", n =>
+            {
+                if (ints) { long lo = R.Ints[1000], hi = R.Ints[8999]; for (long i = 0; i < n; i++) sink += st.Count(lo, hi); }
+                else { byte[] lo = R.Keys[1000], hi = R.Keys[8999]; for (long i = 0; i < n; i++) sink += st.Count(lo, hi); }
+            }, 1);
+            st.Close();
+            if (st.FileBacked && want("open_get")) Run(st, "open_get", n =>
+            {
+                for (long i = 0; i < n; i++) { st.Open(path); byte[] x = get(123); if (x != null) sink += x.Length; st.Close(); }
             }, 1);
         }
 
         public static int Main(string[] args)
         {
-            if (args.Length < 2) { Console.Error.WriteLine("usage: Bench.exe ROWS DATADIR [stores] [shapes]"); return 2; }
-            N = int.Parse(args[0], CultureInfo.InvariantCulture);
-            string stores = args.Length > 2 ? args[2] : "lmdb,sqlite,sqlite_tuned,array,dictionary,drydb";
-            HashSet<string> shapes = args.Length > 3 ? new HashSet<string>(args[3].Split(',')) : null;
+            if (args.Length < 2) { Console.Error.WriteLine("usage: Bench.exe ROWSFILE DATADIR [stores] [ops]"); return 2; }
+            try { R = Rows.Read(args[0]); }
+            catch (Exception ex) when (ex is IOException || ex is InvalidDataException) { Console.Error.WriteLine("bench/csharp: " + ex.Message); return 2; }
+            string stores = args.Length > 2 ? args[2] : "lmdb,sqlite,sqlite_tuned,array,dictionary,drydb,drydb_zstd";
+            HashSet<string> ops = args.Length > 3 ? new HashSet<string>(args[3].Split(',')) : null;
             string e;
             if ((e = Environment.GetEnvironmentVariable("BENCH_REPS")) != null) reps = int.Parse(e);
             if ((e = Environment.GetEnvironmentVariable("BENCH_BUILD_REPS")) != null) buildReps = int.Parse(e);
             if ((e = Environment.GetEnvironmentVariable("BENCH_TARGET_MS")) != null) targetNs = double.Parse(e, CultureInfo.InvariantCulture) * 1e6;
             Directory.CreateDirectory(args[1]);
+            MakeKeys();
             foreach (var name in stores.Split(','))
             {
                 var st = Make(name);
                 if (st == null) { Console.Error.WriteLine("bench/csharp: skipping " + name + ": not compiled in (drydb: needs the DryDB binding, see bench/run)"); continue; }
-                try { Bench(st, args[1], shapes); }
+                try { Bench(st, args[1], ops); }
                 catch (DllNotFoundException ex) { Console.Error.WriteLine("bench/csharp: skipping " + name + ": " + ex.Message); }
             }
-            return sink == 42 ? 1 : 0;
+            return sink + ArrayStore.sink == 42 ? 1 : 0;
         }
     }
 }

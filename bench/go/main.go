@@ -1,26 +1,31 @@
-// Command bench/go is the Go harness of drydb's benchmark suite: the shapes
-// of bench/c (see bench/README.md) for three Go stores, measured the same way
-// and printed as the same JSON lines, with "lang":"go".
+// Command bench/go is the Go harness of drydb's benchmark suite: the
+// operations of bench/c (see bench/README.md) for the Go stores, on the rows
+// of one key shape (a bench/shapes.py file), measured the same way and
+// printed as the same JSON lines, with "lang":"go".
 //
-//	go run ./bench/go ROWS DATADIR [-stores drydb,bbolt,array] [-shapes get_one,...]
+//	go run ./bench/go ROWSFILE DATADIR [-stores drydb,drydb_zstd,bbolt,array] [-ops get_one,...]
 //
 // env: BENCH_REPS (5), BENCH_BUILD_REPS (3), BENCH_TARGET_MS (25).
-// bench/run builds it into bench/out/bench_go and runs it once per row count.
+// bench/run builds it into bench/out/bench_go and runs it once per row count
+// and shape.
 //
 // Stores (stores.go): drydb (the engine package, zero-copy Get, GetMany,
-// Cursor, Count), bbolt (go.etcd.io/bbolt: one long-lived read-only
-// transaction, built with FillPercent 1.0) and array (a sorted []int64 with
-// sort.Search: the Go floor).
+// Cursor, Count), drydb_zstd (the same with zstd pages, GetPinned), bbolt
+// (go.etcd.io/bbolt: one long-lived read-only transaction, built with
+// FillPercent 1.0) and array (the Go floor: a sorted []int64 with
+// sort.Search for integer keys, a sorted []string with slices.BinarySearch
+// for the others).
 //
 // Timing follows bench/c/driver.c: time.Now (monotonic); each shape is
 // calibrated once so that one repetition of `ops` operations lasts about
 // BENCH_TARGET_MS, then run BENCH_REPS times; the median of the
 // per-repetition ns/op is reported. Every store passes the correctness
-// checks (get(123), get(N) absent, get(N-1), the 100-row scan, the 8,000-row
-// count, a get_many batch) before anything is timed.
+// checks (the values of keys 123 and N-1, the absent key, the 100-row scan,
+// the 8,000-row count, a get_many batch) before anything is timed.
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"flag"
@@ -38,19 +43,20 @@ import (
 
 const (
 	streamKeys = 1 << 20
+	randomKeys = 1000
 	batch      = 256
-	vlen       = 13
 )
 
-// store is what every Go store implements. Keys are 8 bytes (encodeKey),
-// values 13 bytes; build input is sorted. Returned values may point into the
-// store (zero-copy) and stay valid until the next call.
+// store is what every Go store implements. Keys are the rows file's bytes
+// (one width per shape), build input is sorted. Returned values may point
+// into the store (zero-copy) and stay valid until the next call.
 type store interface {
 	name() string
 	config() string
 	version() string
-	// build writes a new database at path, durable (synced) when it returns.
-	build(path string, keys, vals [][]byte) error
+	// build writes a new database at path, durable (synced) when it
+	// returns; kind says what the keys are (stores with typed keys use it).
+	build(path string, kind keyKind, keys, vals [][]byte) error
 	open(path string) error
 	close()
 	get(k []byte) ([]byte, bool)
@@ -64,22 +70,69 @@ type store interface {
 }
 
 var allStores = map[string]func() store{
-	"drydb": func() store { return &drydbStore{} },
-	"bbolt": func() store { return &boltStore{} },
-	"array": func() store { return &arrayStore{} },
+	"drydb":      func() store { return &drydbStore{} },
+	"drydb_zstd": func() store { return &drydbStore{zstd: true} },
+	"bbolt":      func() store { return &boltStore{} },
+	"array":      func() store { return &arrayStore{} },
 }
 
-// encodeKey: int64 -> 8 bytes big-endian with the sign bit flipped.
-func encodeKey(k int64) []byte {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(k)^(1<<63))
-	return b[:]
-}
+// keyKind is the rows file's key kind (bench/shapes.py).
+type keyKind uint32
+
+const (
+	kindInt64  keyKind = 0 // 8 bytes big-endian, sign bit flipped
+	kindString keyKind = 1 // UTF-8
+	kindUUID   keyKind = 2 // 16 bytes, RFC order
+)
 
 func decodeKey(b []byte) int64 { return int64(binary.BigEndian.Uint64(b) ^ (1 << 63)) }
 
-// value: "value-" + 7 digits.
-func value(k int64) []byte { return fmt.Appendf(nil, "value-%07d", k) }
+// rows are one shape's rows, read from a bench/shapes.py file (its
+// docstring has the format).
+type rows struct {
+	shape      string
+	kind       keyKind
+	keys, vals [][]byte // slices of one buffer
+	miss       []byte   // a key that is not in the table
+}
+
+func readRows(path string) (*rows, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	const hdr = 48
+	le := binary.LittleEndian
+	if len(b) < hdr || string(b[:8]) != "DRYBENCH" || le.Uint32(b[8:]) != 1 {
+		return nil, fmt.Errorf("%s: not a bench/shapes.py rows file of version 1", path)
+	}
+	klen, n := int(le.Uint32(b[12:])), le.Uint64(b[16:])
+	r := &rows{shape: strings.TrimRight(string(b[24:40]), "\x00"), kind: keyKind(le.Uint32(b[40:]))}
+	if (klen != 8 && klen != 16) || n < 9000 || n > 1<<30 || r.kind > kindUUID ||
+		uint64(len(b)) < hdr+uint64(klen)*(n+1)+n {
+		return nil, fmt.Errorf("%s: bad header (klen %d, %d rows, kind %d; 9,000 rows at least)", path, klen, n, r.kind)
+	}
+	o := hdr
+	r.miss = b[o : o+klen : o+klen]
+	o += klen
+	r.keys, r.vals = make([][]byte, n), make([][]byte, n)
+	for i := range r.keys {
+		r.keys[i] = b[o : o+klen : o+klen]
+		o += klen
+	}
+	vl, p := b[o:o+int(n)], o+int(n)
+	for i, l := range vl {
+		if p+int(l) > len(b) {
+			return nil, fmt.Errorf("%s: truncated", path)
+		}
+		r.vals[i] = b[p : p+int(l) : p+int(l)]
+		p += int(l)
+	}
+	if p != len(b) {
+		return nil, fmt.Errorf("%s: %d bytes, its header says %d", path, len(b), p)
+	}
+	return r, nil
+}
 
 // lcg: seed = seed*1664525 + 1013904223 (uint32), as in bench/c/bench.h.
 func lcg(seed *uint32) uint32 {
@@ -90,24 +143,38 @@ func lcg(seed *uint32) uint32 {
 var sink uint64 // keeps results alive
 
 type bench struct {
-	s          store
-	n          int64
-	path       string
-	reps       int
-	buildReps  int
-	targetNs   float64
-	stream     [][]byte // streamKeys keys (LCG seed 42)
-	streamPos  int
-	manyVals   [][]byte
-	random     [][]byte // the 1,000-key sequence of get_random (LCG seed 1)
-	shapesWant map[string]bool
+	s         store
+	r         *rows
+	n         int64
+	path      string
+	reps      int
+	buildReps int
+	targetNs  float64
+	stream    [][]byte // streamKeys keys (LCG seed 42)
+	streamPos int
+	manyVals  [][]byte
+	random    [][]byte // the randomKeys keys of get_random (LCG seed 1), repeating
+	opsWant   map[string]bool
 }
 
-func (b *bench) wanted(shape string) bool { return b.shapesWant == nil || b.shapesWant[shape] }
+func (b *bench) wanted(op string) bool { return b.opsWant == nil || b.opsWant[op] }
 
-func die(s store, n int64, format string, args ...any) {
-	fmt.Fprintf(os.Stderr, "bench_go %s: %s (rows=%d)\n", s.name(), fmt.Sprintf(format, args...), n)
+func (b *bench) die(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "bench_go %s: %s (%s, rows=%d)\n", b.s.name(), fmt.Sprintf(format, args...), b.r.shape, b.n)
 	os.Exit(1)
+}
+
+// lcgKeys draws count keys of the table by row number (LCG % N), copied
+// into one buffer in the order used (as bench/c does): reading the next key
+// of a stream is then sequential, not a cache miss of its own.
+func (b *bench) lcgKeys(seed uint32, count int) [][]byte {
+	kl := len(b.r.miss)
+	buf, out := make([]byte, 0, kl*count), make([][]byte, count)
+	for i := range out {
+		buf = append(buf, b.r.keys[lcg(&seed)%uint32(b.n)]...)
+		out[i] = buf[kl*i : kl*i+kl : kl*i+kl]
+	}
+	return out
 }
 
 func median(v []float64) float64 {
@@ -122,7 +189,7 @@ func median(v []float64) float64 {
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
 // emit prints one JSON line; the key order matches bench/c.
-func emit(storeName, shape string, rows int64, reps []float64, ops int64, extra [][2]any) {
+func emit(storeName, data, shape string, rows int64, reps []float64, ops int64, extra [][2]any) {
 	r := make([]float64, len(reps))
 	for i, x := range reps {
 		r[i] = round2(x)
@@ -138,6 +205,7 @@ func emit(storeName, shape string, rows int64, reps []float64, ops int64, extra 
 	}
 	sb.WriteString(`{"lang":"go"`)
 	field("store", storeName)
+	field("data", data)
 	field("shape", shape)
 	field("rows", rows)
 	field("ns_per_op", round2(median(reps)))
@@ -176,29 +244,28 @@ func (b *bench) run(shape string, fn func(int64), granule int64, extra ...[2]any
 	for i := range r {
 		r[i] = timeOps(fn, ops) / float64(ops)
 	}
-	emit(b.s.name(), shape, b.n, r, ops, extra)
+	emit(b.s.name(), b.r.shape, shape, b.n, r, ops, extra)
 }
 
-// ---- shapes: each runs ops operations ----
+// ---- operations: each runs ops of them ----
 
 func (b *bench) getOne(ops int64) {
-	k := encodeKey(123)
+	k := b.r.keys[123]
 	var s uint64
 	for i := int64(0); i < ops; i++ {
 		if v, ok := b.s.get(k); ok {
-			s += uint64(len(v)) + uint64(v[12])
+			s += uint64(len(v)) + uint64(v[len(v)-1])
 		}
 	}
 	sink += s
 }
 
-// the same 1,000-key LCG sequence (seed 1), repeating; the keys are
-// pre-encoded (bench/c encodes each into a stack buffer, a few ns)
+// the same randomKeys keys, repeating
 func (b *bench) getRandom(ops int64) {
 	var s uint64
 	for i := int64(0); i < ops; i++ {
-		if v, ok := b.s.get(b.random[i%1000]); ok {
-			s += uint64(len(v)) + uint64(v[12])
+		if v, ok := b.s.get(b.random[i%randomKeys]); ok {
+			s += uint64(len(v)) + uint64(v[len(v)-1])
 		}
 	}
 	sink += s
@@ -208,7 +275,7 @@ func (b *bench) getStream(ops int64) {
 	var s uint64
 	for i := int64(0); i < ops; i++ {
 		if v, ok := b.s.get(b.stream[b.streamPos]); ok {
-			s += uint64(len(v)) + uint64(v[12])
+			s += uint64(len(v)) + uint64(v[len(v)-1])
 		}
 		if b.streamPos++; b.streamPos == streamKeys {
 			b.streamPos = 0
@@ -230,8 +297,9 @@ func (b *bench) getManyStream(ops int64) {
 	sink += s
 }
 
+// rows 2000..2099 by position: 100 rows whatever the key shape
 func (b *bench) scan100(ops int64) {
-	lo, hi := encodeKey(2000), encodeKey(2099)
+	lo, hi := b.r.keys[2000], b.r.keys[2099]
 	var s uint64
 	for i := int64(0); i < ops; i++ {
 		n, sum := b.s.scan(lo, hi)
@@ -240,8 +308,9 @@ func (b *bench) scan100(ops int64) {
 	sink += s
 }
 
+// rows 1000..8999
 func (b *bench) count8000(ops int64) {
-	lo, hi := encodeKey(1000), encodeKey(8999)
+	lo, hi := b.r.keys[1000], b.r.keys[8999]
 	var s uint64
 	for i := int64(0); i < ops; i++ {
 		s += uint64(b.s.count(lo, hi))
@@ -250,14 +319,14 @@ func (b *bench) count8000(ops int64) {
 }
 
 func (b *bench) openGet(ops int64) {
-	k := encodeKey(123)
+	k := b.r.keys[123]
 	var s uint64
 	for i := int64(0); i < ops; i++ {
 		if err := b.s.open(b.path); err != nil {
-			die(b.s, b.n, "open: %v", err)
+			b.die("open: %v", err)
 		}
 		if v, ok := b.s.get(k); ok {
-			s += uint64(len(v)) + uint64(v[12])
+			s += uint64(len(v)) + uint64(v[len(v)-1])
 		}
 		b.s.close()
 	}
@@ -285,41 +354,41 @@ func (b *bench) removeFiles() {
 }
 
 func (b *bench) check() {
-	s, n := b.s, b.n
-	if v, ok := s.get(encodeKey(123)); !ok || string(v) != string(value(123)) {
-		die(s, n, "get(123) wrong: %q, %v", v, ok)
+	s, r := b.s, b.r
+	for _, i := range []int64{123, b.n - 1} {
+		if v, ok := s.get(r.keys[i]); !ok || !bytes.Equal(v, r.vals[i]) {
+			b.die("get(key %d) wrong: %q, %v", i, v, ok)
+		}
 	}
-	if _, ok := s.get(encodeKey(n)); ok {
-		die(s, n, "get(N) should be absent")
-	}
-	if v, ok := s.get(encodeKey(n - 1)); !ok || string(v) != string(value(n-1)) {
-		die(s, n, "get(N-1) wrong")
+	if _, ok := s.get(r.miss); ok {
+		b.die("get(absent key) found a value")
 	}
 	var want uint64
-	for i := int64(2000); i <= 2099; i++ {
-		want += vlen + uint64(value(i)[vlen-1])
+	for _, v := range r.vals[2000:2100] {
+		want += uint64(len(v)) + uint64(v[len(v)-1])
 	}
-	if rows, sum := s.scan(encodeKey(2000), encodeKey(2099)); rows != 100 || sum != want {
-		die(s, n, "scan [2000,2099] wrong: %d rows, sum %d (want 100, %d)", rows, sum, want)
+	if rows, sum := s.scan(r.keys[2000], r.keys[2099]); rows != 100 || sum != want {
+		b.die("scan [key 2000, key 2099] wrong: %d rows, sum %d (want 100, %d)", rows, sum, want)
 	}
-	if c := s.count(encodeKey(1000), encodeKey(8999)); c != 8000 {
-		die(s, n, "count [1000,8999] wrong: %d", c)
+	if c := s.count(r.keys[1000], r.keys[8999]); c != 8000 {
+		b.die("count [key 1000, key 8999] wrong: %d", c)
 	}
 	if got, ok := s.getMany(b.stream[:batch], b.manyVals); ok {
 		if got != batch {
-			die(s, n, "get_many found %d of %d", got, batch)
+			b.die("get_many found %d of %d", got, batch)
 		}
+		seed := uint32(42)
 		for i, v := range b.manyVals[:batch] {
-			if string(v) != string(value(decodeKey(b.stream[i]))) {
-				die(s, n, "get_many value %d wrong", i)
+			if !bytes.Equal(v, r.vals[lcg(&seed)%uint32(b.n)]) {
+				b.die("get_many value %d wrong", i)
 			}
 		}
 	}
 }
 
-func (b *bench) runStore(keys, vals [][]byte) {
+func (b *bench) runStore() {
 	s := b.s
-	// build: always done once (it makes the file the other shapes read)
+	// build: always done once (it makes the file the other operations read)
 	br := 1
 	if b.wanted("build") {
 		br = b.buildReps
@@ -329,13 +398,13 @@ func (b *bench) runStore(keys, vals [][]byte) {
 		b.removeFiles()
 		runtime.GC()
 		t0 := time.Now()
-		if err := s.build(b.path, keys, vals); err != nil {
-			die(s, b.n, "build: %v", err)
+		if err := s.build(b.path, b.r.kind, b.r.keys, b.r.vals); err != nil {
+			b.die("build: %v", err)
 		}
 		r[i] = float64(time.Since(t0).Nanoseconds()) / float64(b.n)
 	}
 	if b.wanted("build") {
-		emit(s.name(), "build", b.n, r, b.n, [][2]any{
+		emit(s.name(), b.r.shape, "build", b.n, r, b.n, [][2]any{
 			{"rows_per_s", math.Round(1e9 / median(r))},
 			{"file_bytes", treeBytes(b.path)},
 			{"version", s.version()},
@@ -344,7 +413,7 @@ func (b *bench) runStore(keys, vals [][]byte) {
 	}
 
 	if err := s.open(b.path); err != nil {
-		die(s, b.n, "open: %v", err)
+		b.die("open: %v", err)
 	}
 	b.check()
 	_, hasMany := s.getMany(b.stream[:1], b.manyVals)
@@ -353,7 +422,7 @@ func (b *bench) runStore(keys, vals [][]byte) {
 		b.run("get_one", b.getOne, 1000)
 	}
 	if b.wanted("get_random") {
-		b.run("get_random", b.getRandom, 1000)
+		b.run("get_random", b.getRandom, randomKeys)
 	}
 	if b.wanted("get_stream") {
 		b.streamPos = 0
@@ -384,10 +453,10 @@ func envInt(name string, def, lo, hi int) int {
 }
 
 func main() {
-	stores := flag.String("stores", "drydb,bbolt,array", "comma-separated stores")
-	shapes := flag.String("shapes", "", "comma-separated shapes (default: all)")
+	stores := flag.String("stores", "drydb,drydb_zstd,bbolt,array", "comma-separated stores")
+	ops := flag.String("ops", "", "comma-separated operations (default: all)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: bench_go [-stores drydb,bbolt,array] [-shapes ...] ROWS DATADIR\n")
+		fmt.Fprintf(os.Stderr, "usage: bench_go [-stores drydb,drydb_zstd,bbolt,array] [-ops ...] ROWSFILE DATADIR\n")
 		flag.PrintDefaults()
 	}
 	// accept flags after the positional arguments too (bench/c style)
@@ -405,9 +474,9 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	n, err := strconv.ParseInt(pos[0], 10, 64)
-	if err != nil || n < 9000 {
-		fmt.Fprintln(os.Stderr, "bench_go: ROWS must be a number >= 9000 (the count shape reads [1000, 8999])")
+	rs, err := readRows(pos[0])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench_go:", err)
 		os.Exit(2)
 	}
 	dir := pos[1]
@@ -416,7 +485,8 @@ func main() {
 		os.Exit(1)
 	}
 	b := &bench{
-		n:         n,
+		r:         rs,
+		n:         int64(len(rs.keys)),
 		reps:      envInt("BENCH_REPS", 5, 1, 64),
 		buildReps: envInt("BENCH_BUILD_REPS", 3, 1, 64),
 		targetNs:  25e6,
@@ -425,44 +495,25 @@ func main() {
 	if ms, err := strconv.ParseFloat(os.Getenv("BENCH_TARGET_MS"), 64); err == nil && ms > 0 {
 		b.targetNs = ms * 1e6
 	}
-	if *shapes != "" {
-		b.shapesWant = map[string]bool{}
-		for _, s := range strings.Split(*shapes, ",") {
-			b.shapesWant[strings.TrimSpace(s)] = true
+	if *ops != "" {
+		b.opsWant = map[string]bool{}
+		for _, s := range strings.Split(*ops, ",") {
+			b.opsWant[strings.TrimSpace(s)] = true
 		}
 	}
-
-	// build input and key streams (not timed)
-	keys, vals := make([][]byte, n), make([][]byte, n)
-	kbuf, vbuf := make([]byte, 0, 8*n), make([]byte, 0, vlen*n)
-	for i := int64(0); i < n; i++ {
-		kbuf = binary.BigEndian.AppendUint64(kbuf, uint64(i)^(1<<63))
-		vbuf = fmt.Appendf(vbuf, "value-%07d", i)
-		keys[i] = kbuf[8*i : 8*i+8 : 8*i+8]
-		vals[i] = vbuf[vlen*i : vlen*i+vlen : vlen*i+vlen]
-	}
-	seed := uint32(42)
-	sbuf := make([]byte, 0, 8*streamKeys)
-	b.stream = make([][]byte, streamKeys)
-	for i := range b.stream {
-		sbuf = binary.BigEndian.AppendUint64(sbuf, uint64(int64(lcg(&seed)%uint32(n)))^(1<<63))
-		b.stream[i] = sbuf[8*i : 8*i+8 : 8*i+8]
-	}
-	seed = 1
-	b.random = make([][]byte, 1000)
-	for i := range b.random {
-		b.random[i] = encodeKey(int64(lcg(&seed) % uint32(n)))
-	}
+	// the get workloads' keys, drawn from the table's keys by row number
+	b.stream = b.lcgKeys(42, streamKeys)
+	b.random = b.lcgKeys(1, randomKeys)
 
 	for _, name := range strings.Split(*stores, ",") {
 		mk, ok := allStores[strings.TrimSpace(name)]
 		if !ok {
-			fmt.Fprintf(os.Stderr, "bench_go: unknown store %q (have drydb, bbolt, array)\n", name)
+			fmt.Fprintf(os.Stderr, "bench_go: unknown store %q (have drydb, drydb_zstd, bbolt, array)\n", name)
 			os.Exit(2)
 		}
 		b.s = mk()
-		b.path = filepath.Join(dir, fmt.Sprintf("go-%s-%d.db", b.s.name(), n))
-		b.runStore(keys, vals)
+		b.path = filepath.Join(dir, fmt.Sprintf("go-%s-%s-%d.db", b.s.name(), rs.shape, b.n))
+		b.runStore()
 	}
 	if sink == 42 {
 		fmt.Fprintln(os.Stderr)

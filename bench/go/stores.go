@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 
 	bolt "go.etcd.io/bbolt"
@@ -36,29 +36,51 @@ func modVersion(path string) string {
 
 // ---------------------------------------------------------------- drydb
 
+// drydbStore is drydb's engine package; with zstd it is the store
+// "drydb_zstd": the same table with zstd pages, read with GetPinned (the
+// engine's no-copy get of compressed tables).
 type drydbStore struct {
-	db    *engine.DB
-	t     *engine.Table
-	found []bool
-	bval  [][]byte // NextBatch buffer, reused
+	zstd   bool
+	db     *engine.DB
+	t      *engine.Table
+	found  []bool
+	bval   [][]byte     // NextBatch buffer, reused
+	pinned engine.Value // zstd: the last get's value, released at the next get
 }
 
-func (*drydbStore) name() string { return "drydb" }
-func (*drydbStore) config() string {
-	return "engine package: Int64 table, uncompressed, 4 KiB pages; Open maps the file; zero-copy Table.Get; " +
-		"GetMany 256 keys per call; scans: NewCursor(Incl, Incl), NextBatch of values only (keys nil), 128 rows per call; Table.Count"
+func (s *drydbStore) name() string {
+	if s.zstd {
+		return "drydb_zstd"
+	}
+	return "drydb"
 }
+
+func (s *drydbStore) config() string {
+	c := "engine package: Int64 / String / UUID table by shape, uncompressed, 4 KiB pages; Open maps the file; zero-copy Table.Get; "
+	if s.zstd {
+		c = "engine package: Int64 / String / UUID table by shape, zstd pages (default level, no dictionary), 4 KiB pages; " +
+			"Table.GetPinned, released at the next get; "
+	}
+	return c + "GetMany 256 keys per call; scans: NewCursor(Incl, Incl), NextBatch of values only (keys nil), 128 rows per call; Table.Count"
+}
+
 func (*drydbStore) version() string {
 	return fmt.Sprintf("engine @ %s, %s", drydbRev, runtime.Version())
 }
 
-func (*drydbStore) build(path string, keys, vals [][]byte) error {
+var engineKinds = map[keyKind]keyenc.Kind{kindInt64: keyenc.Int64, kindString: keyenc.String, kindUUID: keyenc.UUID}
+
+func (s *drydbStore) build(path string, kind keyKind, keys, vals [][]byte) error {
 	b, err := engine.NewBuilder(nil)
 	if err != nil {
 		return err
 	}
 	defer b.Close()
-	t, err := b.Table("bench", &engine.TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+	opts := &engine.TableOptions{Encoding: keyenc.Encoding{Kind: engineKinds[kind]}}
+	if s.zstd {
+		opts.Compression = engine.Compression{Kind: engine.CompressZstd}
+	}
+	t, err := b.Table("bench", opts)
 	if err != nil {
 		return err
 	}
@@ -88,9 +110,26 @@ func (s *drydbStore) open(path string) error {
 	return nil
 }
 
-func (s *drydbStore) close() { s.db.Close(); s.db, s.t = nil, nil }
+func (s *drydbStore) close() {
+	s.pinned.Release()
+	s.pinned = engine.Value{}
+	s.db.Close()
+	s.db, s.t = nil, nil
+}
 
 func (s *drydbStore) get(k []byte) ([]byte, bool) {
+	if s.zstd {
+		s.pinned.Release()
+		v, err := s.t.GetPinned(k)
+		s.pinned = v
+		if err != nil {
+			if err == engine.ErrNotFound {
+				return nil, false
+			}
+			panic(err)
+		}
+		return v.Data, true
+	}
 	v, err := s.t.Get(k)
 	if err != nil {
 		if err == engine.ErrNotFound {
@@ -160,7 +199,7 @@ func (*boltStore) config() string {
 }
 func (*boltStore) version() string { return "bbolt " + modVersion("go.etcd.io/bbolt") }
 
-func (*boltStore) build(path string, keys, vals [][]byte) error {
+func (*boltStore) build(path string, _ keyKind, keys, vals [][]byte) error {
 	db, err := bolt.Open(path, 0o644, nil)
 	if err != nil {
 		return err
@@ -238,30 +277,40 @@ func (s *boltStore) count(lo, hi []byte) int {
 
 // ---------------------------------------------------------------- array
 
-// arrayStore is the floor: a sorted []int64 in memory and sort.Search, like
-// bench/c/store_array.c. File: uint64 n, n int64 keys, n 13-byte values
-// (little-endian); open reads it whole.
+// arrayStore is the floor: sorted keys in memory and a binary search, like
+// bench/c/store_array.c. Integer shapes: a []int64 and sort.Search (as
+// before the other shapes came); string and UUID shapes: a []string and
+// slices.BinarySearch (string(k) in a call that does not keep it makes no
+// copy on the heap). File: uint64 n, uint64 klen, the keys, n+1 uint32
+// value offsets, the values (little-endian); open reads it whole.
 type arrayStore struct {
-	keys []int64
+	ints []int64
+	strs []string
+	voff []uint32
 	vals []byte
 }
 
 func (*arrayStore) name() string { return "array" }
 func (*arrayStore) config() string {
-	return "sorted []int64 in RAM + fixed 13-byte values, sort.Search (the floor); open reads the whole file"
+	return "sorted []int64 + sort.Search (int shapes) or sorted []string + slices.BinarySearch (string, UUID), " +
+		"value offsets, in RAM (the floor); open reads the whole file"
 }
-func (*arrayStore) version() string { return "Go " + runtime.Version() + ", sort.Search" }
+func (*arrayStore) version() string { return "Go " + runtime.Version() }
 
-func (*arrayStore) build(path string, keys, vals [][]byte) error {
-	buf := make([]byte, 0, 8+len(keys)*(8+vlen))
-	buf = binary.LittleEndian.AppendUint64(buf, uint64(len(keys)))
+func (*arrayStore) build(path string, _ keyKind, keys, vals [][]byte) error {
+	le := binary.LittleEndian
+	buf := le.AppendUint64(nil, uint64(len(keys)))
+	buf = le.AppendUint64(buf, uint64(len(keys[0])))
 	for _, k := range keys {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(decodeKey(k)))
+		buf = append(buf, k...)
+	}
+	off := uint32(0)
+	buf = le.AppendUint32(buf, 0)
+	for _, v := range vals {
+		off += uint32(len(v))
+		buf = le.AppendUint32(buf, off)
 	}
 	for _, v := range vals {
-		if len(v) != vlen {
-			return errors.New("array: values must be 13 bytes")
-		}
 		buf = append(buf, v...)
 	}
 	fh, err := os.Create(path)
@@ -282,57 +331,83 @@ func (s *arrayStore) open(path string) error {
 	if err != nil {
 		return err
 	}
-	if len(data) < 8 {
+	le := binary.LittleEndian
+	if len(data) < 16 {
 		return errors.New("array: short file")
 	}
-	n := binary.LittleEndian.Uint64(data)
-	if uint64(len(data)) != 8+n*(8+vlen) {
+	n, kl := le.Uint64(data), le.Uint64(data[8:])
+	if (kl != 8 && kl != 16) || uint64(len(data)) < 16+n*(kl+4)+4 {
+		return errors.New("array: bad header")
+	}
+	keys, o := data[16:16+n*kl], 16+n*kl
+	s.voff = make([]uint32, n+1)
+	for i := range s.voff {
+		s.voff[i] = le.Uint32(data[o+4*uint64(i):])
+	}
+	s.vals = data[o+4*(n+1):]
+	if uint64(len(s.vals)) != uint64(s.voff[n]) {
 		return errors.New("array: bad file size")
 	}
-	keys := make([]int64, n)
-	for i := range keys {
-		keys[i] = int64(binary.LittleEndian.Uint64(data[8+8*i:]))
+	s.ints, s.strs = nil, nil
+	if kl == 8 {
+		s.ints = make([]int64, n)
+		for i := range s.ints {
+			s.ints[i] = decodeKey(keys[8*i:])
+		}
+	} else {
+		s.strs = make([]string, n)
+		for i := range s.strs {
+			s.strs[i] = string(keys[kl*uint64(i) : kl*uint64(i+1)])
+		}
 	}
-	s.keys, s.vals = keys, data[8+8*n:]
 	return nil
 }
 
-func (s *arrayStore) close() { s.keys, s.vals = nil, nil }
+func (s *arrayStore) close() { s.ints, s.strs, s.voff, s.vals = nil, nil, nil, nil }
 
-func (s *arrayStore) lowerBound(k int64) int {
-	keys := s.keys
-	return sort.Search(len(keys), func(i int) bool { return keys[i] >= k })
+// lowerBound is the first row whose key is >= key; found says it is key.
+func (s *arrayStore) lowerBound(key []byte) (int, bool) {
+	if s.strs != nil {
+		return slices.BinarySearch(s.strs, string(key))
+	}
+	k := decodeKey(key)
+	keys := s.ints
+	i := sort.Search(len(keys), func(i int) bool { return keys[i] >= k })
+	return i, i < len(keys) && keys[i] == k
 }
 
+func (s *arrayStore) value(i int) []byte { return s.vals[s.voff[i]:s.voff[i+1]:s.voff[i+1]] }
+
 func (s *arrayStore) get(key []byte) ([]byte, bool) {
-	k := decodeKey(key)
-	i := s.lowerBound(k)
-	if i == len(s.keys) || s.keys[i] != k {
+	i, ok := s.lowerBound(key)
+	if !ok {
 		return nil, false
 	}
-	return s.vals[i*vlen : i*vlen+vlen : i*vlen+vlen], true
+	return s.value(i), true
 }
 
 func (*arrayStore) getMany(keys, vals [][]byte) (int, bool) { return 0, false }
 
 func (s *arrayStore) scan(lo, hi []byte) (int, uint64) {
-	l, u := decodeKey(lo), decodeKey(hi)
+	i, _ := s.lowerBound(lo)
+	end, found := s.lowerBound(hi)
+	if found {
+		end++
+	}
 	rows, sum := 0, uint64(0)
-	for i := s.lowerBound(l); i < len(s.keys) && s.keys[i] <= u; i++ {
-		sum += vlen + uint64(s.vals[i*vlen+vlen-1])
+	for ; i < end; i++ {
+		v := s.value(i)
+		sum += uint64(len(v)) + uint64(v[len(v)-1])
 		rows++
 	}
 	return rows, sum
 }
 
 func (s *arrayStore) count(lo, hi []byte) int {
-	l, u := decodeKey(lo), decodeKey(hi)
-	if u < l {
-		return 0
+	a, _ := s.lowerBound(lo)
+	b, found := s.lowerBound(hi)
+	if found {
+		b++
 	}
-	end := len(s.keys)
-	if u != math.MaxInt64 {
-		end = s.lowerBound(u + 1)
-	}
-	return end - s.lowerBound(l)
+	return max(0, b-a)
 }

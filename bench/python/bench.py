@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Python peers of drydb's benchmark suite: the same shapes as bench/c.
+"""Python peers of drydb's benchmark suite: the operations of bench/c on the
+rows of one key shape (a bench/shapes.py file), plus first_100.
 
-usage: bench.py ROWS DATADIR [--stores lmdb,sqlite,dict,drydb] [--shapes ...]
+usage: bench.py ROWSFILE DATADIR [--stores lmdb,sqlite,dict,drydb,drydb_zstd] [--ops ...]
 env:   BENCH_REPS (5), BENCH_BUILD_REPS (3), BENCH_TARGET_MS (25)
 
-Prints one JSON line per (store, shape) on stdout, "lang":"python".
+Prints one JSON line per (store, operation) on stdout, "lang":"python".
 A store whose module is missing is skipped with a message on stderr naming
 the package to install.
 
@@ -12,25 +13,19 @@ Adding a store = one more subclass of Store registered in STORES (see
 DrydbStore). Keys reach the store in the form its key() method returns
 (prepared before timing); values come back as bytes-like objects.
 """
+import itertools
+import json
 import os
 import shutil
-import struct
 import sys
 import time
-import json
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from shapes import KIND_INT64, KIND_STRING, read_rows  # noqa: E402  (bench/shapes.py)
 
 STREAM_KEYS = 1 << 20
+RANDOM_KEYS = 1000
 BATCH = 256
-SIGN = 1 << 63
-
-
-def key_bytes(k):
-    """int64 -> 8 bytes big-endian with the sign bit flipped (sorts as bytes)."""
-    return struct.pack(">Q", (k ^ SIGN) & 0xFFFFFFFFFFFFFFFF)
-
-
-def value_bytes(k):
-    return b"value-%07d" % k
 
 
 def lcg_keys(seed, count, n):
@@ -48,14 +43,18 @@ class Unavailable(Exception):
 class Store:
     """The store interface. Subclasses set name/config and implement:
 
-    build(path, keys, vals)  keys/vals: lists of bytes, keys sorted; durable
+    build(path, kind, keys, vals)  keys: the store's key form (key()),
+                             sorted; vals: bytes; durable
     open(path)               -> handle (self.h); read-only
     close()
     get(key) -> value or None
     get_many(keys) -> list of values/None      (optional: native batch call)
     scan(lo, hi) -> rows visited, lo <= key <= hi, values materialized
+    first(lo, n) -> the first n (key, value) rows of the unbounded range
+                    key >= lo, taken from the store's lazy iterator
     count(lo, hi) -> number of rows in [lo, hi] (optional)
-    key(int) -> the key form this store takes (default: 8 encoded bytes)
+    key(b, kind) -> the key form this store takes for the rows file's key
+                    bytes b (default: b itself)
     """
     name = "?"
     config = ""
@@ -67,8 +66,8 @@ class Store:
     def version(self):
         return ""
 
-    def key(self, k):
-        return key_bytes(k)
+    def key(self, b, kind):
+        return b
 
 
 class LmdbStore(Store):
@@ -85,7 +84,7 @@ class LmdbStore(Store):
     def version(self):
         return "py-lmdb %s, LMDB %s" % (self.lmdb.__version__, ".".join(map(str, self.lmdb.version())))
 
-    def build(self, path, keys, vals):
+    def build(self, path, kind, keys, vals):
         env = self.lmdb.open(path, subdir=False, map_size=64 << 30, sync=True)
         with env.begin(write=True) as txn:
             txn.cursor().putmulti(zip(keys, vals), append=True)
@@ -112,6 +111,10 @@ class LmdbStore(Store):
                 n += 1
         return n
 
+    def first(self, lo, n):
+        cur = self.cur
+        return list(itertools.islice(cur.iternext(), n)) if cur.set_range(lo) else []
+
     def count(self, lo, hi):
         cur = self.cur
         n = 0
@@ -134,7 +137,7 @@ class SqliteStore(Store):
     def version(self):
         return "sqlite3 module, SQLite %s" % self.sqlite3.sqlite_version
 
-    def build(self, path, keys, vals):
+    def build(self, path, kind, keys, vals):
         db = self.sqlite3.connect(path)
         db.execute("PRAGMA page_size=4096")
         db.execute("CREATE TABLE bench(k BLOB PRIMARY KEY, v BLOB) WITHOUT ROWID")
@@ -168,6 +171,10 @@ class SqliteStore(Store):
             n += 1
         return n
 
+    def first(self, lo, n):
+        # no LIMIT: the unbounded range, read lazily as far as needed
+        return list(itertools.islice(self.cur.execute("SELECT k, v FROM bench WHERE k>=? ORDER BY k", (lo,)), n))
+
     def count(self, lo, hi):
         return self.cur.execute("SELECT COUNT(*) FROM bench WHERE k>=? AND k<=?", (lo, hi)).fetchone()[0]
 
@@ -175,7 +182,7 @@ class SqliteStore(Store):
 class DictStore(Store):
     """The floor: a dict lookup (point gets only, nothing on disk)."""
     name = "dict"
-    config = "dict of 8-byte keys -> bytes, in RAM (the floor; no file, no range shapes)"
+    config = "dict of key bytes -> bytes, in RAM (the floor; no file, no range operations)"
     file_backed = False
     has_scan = False
     has_count = False
@@ -184,7 +191,7 @@ class DictStore(Store):
     def version(self):
         return "CPython %s" % sys.version.split()[0]
 
-    def build(self, path, keys, vals):
+    def build(self, path, kind, keys, vals):
         DictStore._built[path] = dict(zip(keys, vals))
 
     def open(self, path):
@@ -198,13 +205,13 @@ class DictStore(Store):
 class DrydbStore(Store):
     """drydb's Python binding: `import drydb; db = drydb.open(path);
     t = db["bench"]; t.get(k); t.get_many(keys); t.range(lo, hi); t.count(lo, hi)`.
-    Keys: 8-byte encoded keys (what key() returns); switch key() to `return k`
-    if the binding takes ints for an INT64 table. If the binding has no builder
-    (build raises NotImplementedError), the file built by bench/c
-    (DATADIR/c-drydb-ROWS.db) is read instead."""
+    Keys in the form a user of each key kind passes: int for int64 tables,
+    str for string tables, the 16 bytes (uuid.UUID.bytes) for uuid tables."""
     name = "drydb"
-    config = "drydb binding: table 'bench', INT64 keys, uncompressed"
+    config = "drydb binding: table 'bench', int64 / string / uuid keys by shape (int, str, 16 bytes), uncompressed"
     has_get_many = True
+    compression = None
+    KINDS = {KIND_INT64: "int64", KIND_STRING: "string"}
 
     def __init__(self):
         try:
@@ -216,20 +223,17 @@ class DrydbStore(Store):
     def version(self):
         return "drydb %s" % getattr(self.drydb, "__version__", "?")
 
-    def key(self, k):
-        return k  # the binding encodes int keys of an int64 table itself
+    def key(self, b, kind):
+        if kind == KIND_INT64:  # 8 bytes big-endian, sign bit flipped
+            return int.from_bytes(b, "big") - (1 << 63)
+        if kind == KIND_STRING:
+            return b.decode()
+        return b
 
-    def build(self, path, keys, vals):
+    def build(self, path, kind, keys, vals):
         with self.drydb.Builder(path) as builder:
-            # keys arrive as the harness's 8-byte encoding; the int64 table
-            # takes ints, so decode (sign bit flipped, big-endian)
-            def dec(k):
-                if not isinstance(k, bytes):
-                    return k
-                i = int.from_bytes(k, "big") ^ (1 << 63)
-                return i - (1 << 64) if i >= 1 << 63 else i
-            ints = (dec(k) for k in keys)
-            builder.table("bench", key="int64").add_many(zip(ints, vals))
+            builder.table("bench", key=self.KINDS.get(kind, "uuid"),
+                          compression=self.compression).add_many(zip(keys, vals))
 
     def open(self, path):
         self.db = self.drydb.open(path)
@@ -252,11 +256,21 @@ class DrydbStore(Store):
             n += 1
         return n
 
+    def first(self, lo, n):
+        return list(itertools.islice(self._range(lo), n))
+
     def count(self, lo, hi):
         return self._count(lo, hi, inclusive=(True, True))
 
 
-STORES = {"lmdb": LmdbStore, "sqlite": SqliteStore, "dict": DictStore, "drydb": DrydbStore}
+class DrydbZstdStore(DrydbStore):
+    name = "drydb_zstd"
+    config = "drydb binding: table 'bench', int64 / string / uuid keys by shape (int, str, 16 bytes), zstd pages (default level)"
+    compression = "zstd"
+
+
+STORES = {"lmdb": LmdbStore, "sqlite": SqliteStore, "dict": DictStore, "drydb": DrydbStore,
+          "drydb_zstd": DrydbZstdStore}
 
 
 # ---------------------------------------------------------------------------
@@ -269,11 +283,11 @@ def median(xs):
 
 class Runner:
     def __init__(self, rows, datadir, reps, build_reps, target_ns):
-        self.rows, self.datadir = rows, datadir
+        self.r, self.rows, self.datadir = rows, len(rows), datadir
         self.reps, self.build_reps, self.target_ns = reps, build_reps, target_ns
 
     def emit(self, store, shape, reps, ops, **extra):
-        d = {"lang": "python", "store": store.name, "shape": shape, "rows": self.rows,
+        d = {"lang": "python", "store": store.name, "data": self.r.shape, "shape": shape, "rows": self.rows,
              "ns_per_op": round(median(reps), 2), "ops_per_rep": ops,
              "reps": [round(r, 2) for r in reps]}
         d.update(extra)
@@ -292,19 +306,20 @@ class Runner:
             t0 = time.perf_counter_ns(); fn(ops); reps.append((time.perf_counter_ns() - t0) / ops)
         self.emit(store, shape, reps, ops, **extra)
 
-    def bench(self, store, shapes):
-        N = self.rows
-        path = os.path.join(self.datadir, "py-%s-%d.db" % (store.name, N))
-        keys = [store.key(i) for i in range(N)]
-        bkeys = [key_bytes(i) for i in range(N)]
-        vals = [value_bytes(i) for i in range(N)]
+    def fail(self, store, what):
+        sys.exit("python %s: %s (%s, rows=%d)" % (store.name, what, self.r.shape, self.rows))
+
+    def bench(self, store, ops_wanted):
+        N, R = self.rows, self.r
+        path = os.path.join(self.datadir, "py-%s-%s-%d.db" % (store.name, R.shape, N))
+        keys = [store.key(b, R.kind) for b in R.keys]
+        vals = R.vals
 
         def want(s):
-            return shapes is None or s in shapes
+            return ops_wanted is None or s in ops_wanted
 
-        # build (always: it makes the file the other shapes read)
+        # build (always: it makes the file the other operations read)
         reps = []
-        built = True
         for _ in range(self.build_reps if want("build") else 1):
             if os.path.isdir(path):
                 shutil.rmtree(path)
@@ -312,44 +327,46 @@ class Runner:
                 if os.path.exists(p):
                     os.remove(p)
             t0 = time.perf_counter_ns()
-            try:
-                store.build(path, bkeys, vals)
-            except NotImplementedError:
-                built = False
-                path = os.path.join(self.datadir, "c-%s-%d.db" % (store.name, N))
-                break
+            store.build(path, R.kind, keys, vals)
             reps.append((time.perf_counter_ns() - t0) / N)
-        if built and want("build"):
+        if want("build"):
             size = os.path.getsize(path) if os.path.isfile(path) else 0
             self.emit(store, "build", reps, N, rows_per_s=round(1e9 / median(reps)),
                       file_bytes=size, version=store.version(), config=store.config)
-        del bkeys
 
         # correctness checks before timing
         store.open(path)
-        k = store.key
-        v = store.get(k(123))
-        if v is None or bytes(v) != value_bytes(123):
-            sys.exit("python %s: get(123) wrong: %r" % (store.name, v))
-        if store.get(k(N)) is not None:
-            sys.exit("python %s: get(N) should be absent" % store.name)
-        if store.has_scan and store.scan(k(2000), k(2099)) != 100:
-            sys.exit("python %s: scan [2000,2099] wrong" % store.name)
-        if store.has_count and store.count(k(1000), k(8999)) != 8000:
-            sys.exit("python %s: count [1000,8999] wrong" % store.name)
+        for i in (123, N - 1):
+            v = store.get(keys[i])
+            if v is None or bytes(v) != vals[i]:
+                self.fail(store, "get(key %d) wrong: %r" % (i, v))
+        if store.get(store.key(R.miss, R.kind)) is not None:
+            self.fail(store, "get(absent key) found a value")
+        if store.has_scan:
+            if store.scan(keys[2000], keys[2099]) != 100:
+                self.fail(store, "scan [key 2000, key 2099] wrong")
+            got = store.first(keys[2000], 100)
+            if len(got) != 100 or bytes(got[-1][1]) != vals[2099]:
+                self.fail(store, "first 100 rows from key 2000 wrong")
+        if store.has_count and store.count(keys[1000], keys[8999]) != 8000:
+            self.fail(store, "count [key 1000, key 8999] wrong")
 
         get = store.get
-        k123 = k(123)
-        rnd = [keys[i] for i in lcg_keys(1, 1000, N)]
+        k123 = keys[123]
+        rnd = [keys[i] for i in lcg_keys(1, RANDOM_KEYS, N)]
         stream = [keys[i] for i in lcg_keys(42, STREAM_KEYS, N)]
         pos = [0]
+        if store.has_get_many:
+            got = store.get_many(stream[:BATCH])
+            if any(bytes(v) != vals[i] for v, i in zip(got, lcg_keys(42, BATCH, N))):
+                self.fail(store, "get_many wrong")
 
         def get_one(ops):
             for _ in range(ops):
                 get(k123)
 
         def get_random(ops):
-            for _ in range(ops // 1000):
+            for _ in range(ops // RANDOM_KEYS):
                 for key in rnd:
                     get(key)
 
@@ -373,12 +390,16 @@ class Runner:
                 p += BATCH
             pos[0] = p
 
-        lo, hi = k(2000), k(2099)
-        clo, chi = k(1000), k(8999)
+        lo, hi = keys[2000], keys[2099]
+        clo, chi = keys[1000], keys[8999]
 
         def scan_100(ops):
             for _ in range(ops):
                 store.scan(lo, hi)
+
+        def first_100(ops):
+            for _ in range(ops):
+                store.first(lo, 100)
 
         def count_8000(ops):
             for _ in range(ops):
@@ -387,7 +408,7 @@ class Runner:
         if want("get_one"):
             self.run(store, "get_one", get_one, 1000)
         if want("get_random"):
-            self.run(store, "get_random", get_random, 1000)
+            self.run(store, "get_random", get_random, RANDOM_KEYS)
         if want("get_stream"):
             pos[0] = 0
             self.run(store, "get_stream", get_stream, 1000)
@@ -396,6 +417,8 @@ class Runner:
             self.run(store, "get_many_stream", get_many_stream, BATCH, batch=BATCH)
         if store.has_scan and want("scan_100"):
             self.run(store, "scan_100", scan_100, 1)
+        if store.has_scan and want("first_100"):
+            self.run(store, "first_100", first_100, 1)
         if store.has_count and want("count_8000"):
             self.run(store, "count_8000", count_8000, 1)
         store.close()
@@ -413,15 +436,19 @@ class Runner:
 def main():
     import argparse
     ap = argparse.ArgumentParser()
-    ap.add_argument("rows", type=int)
+    ap.add_argument("rowsfile", help="rows of one key shape, written by bench/shapes.py")
     ap.add_argument("datadir")
-    ap.add_argument("--stores", default="lmdb,sqlite,dict,drydb")
-    ap.add_argument("--shapes", default=None)
+    ap.add_argument("--stores", default="lmdb,sqlite,dict,drydb,drydb_zstd")
+    ap.add_argument("--ops", default=None, help="comma-separated operations (default: all)")
     a = ap.parse_args()
-    r = Runner(a.rows, a.datadir, int(os.environ.get("BENCH_REPS", 5)),
+    try:
+        rows = read_rows(a.rowsfile)
+    except (OSError, ValueError) as e:
+        sys.exit("bench/python: %s" % e)
+    r = Runner(rows, a.datadir, int(os.environ.get("BENCH_REPS", 5)),
                int(os.environ.get("BENCH_BUILD_REPS", 3)),
                float(os.environ.get("BENCH_TARGET_MS", 25)) * 1e6)
-    shapes = set(a.shapes.split(",")) if a.shapes else None
+    ops = set(a.ops.split(",")) if a.ops else None
     os.makedirs(a.datadir, exist_ok=True)
     for name in a.stores.split(","):
         try:
@@ -429,7 +456,7 @@ def main():
         except Unavailable as e:
             print("bench/python: skipping %s: %s" % (name, e), file=sys.stderr)
             continue
-        r.bench(store, shapes)
+        r.bench(store, ops)
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ type tableSpec struct {
 	delimiter rune
 	infer     bool
 	indexes   []indexSpec
+	// merge: the input holds changes (merge.go), rows with _op=delete delete
+	merge bool
 }
 
 type indexSpec struct {
@@ -371,6 +373,7 @@ func runBuild(c *ctx, args []string) error {
 	if out == "" {
 		return usagef("missing OUT file")
 	}
+	c.path = out // what an error of the build names
 	if len(specs) == 0 {
 		return usagef("no INPUT files")
 	}
@@ -561,8 +564,20 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 			}
 		}
 		var key []byte
+		del := false
+		if err == nil && s.merge {
+			del, err = mergeOp(s.path, &rec)
+		}
 		if err == nil {
 			key, err = rowKey(s.path, rec, s.keyCols, s.enc, keyHint)
+		}
+		if err == nil && del {
+			if derr := tb.Delete(key); derr != nil {
+				err = &lineError{s.path, rec.line, cleanErr(derr)}
+			} else {
+				rows++
+				continue
+			}
 		}
 		if err == nil {
 			val, err = b.rowValue(s, rec, val[:0], &valHint)

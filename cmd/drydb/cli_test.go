@@ -7,8 +7,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/drydb/drydb/engine"
 )
 
 // These tests drive the built binary, as a user or a script would: output,
@@ -79,6 +82,17 @@ func expect(t *testing.T, r result, code int, wantOut ...string) {
 	}
 }
 
+// writtenVersion is the format version the engine writes (and reads back).
+func writtenVersion(t *testing.T, path string) uint32 {
+	t.Helper()
+	db, err := engine.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	return db.Info().FormatVersion
+}
+
 func testdata(name string) string {
 	p, err := filepath.Abs(filepath.Join("testdata", name))
 	if err != nil {
@@ -120,7 +134,7 @@ func TestUsageAndHelp(t *testing.T) {
 func TestBuildAndInfo(t *testing.T) {
 	dir, f := shop(t, "--meta", "owner=tests")
 	r := drydb(t, dir, "", "info", f)
-	expect(t, r, 0, "format version: 1", "page size:      4096", "table users", "key encoding: int64",
+	expect(t, r, 0, "format version: "+strconv.Itoa(int(writtenVersion(t, filepath.Join(dir, f)))), "page size:      4096", "table users", "key encoding: int64",
 		"values:       json", "index email on email (unique, string, 11 entries)", "index city on city (string, 12 entries)",
 		"table orders", "values:       msgpack", "owner = tests")
 	r = drydb(t, dir, "", "info", f, "--json")

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,7 @@ var commands []*command
 func init() {
 	commands = []*command{
 		buildCommand,
+		mergeCommand,
 		{name: "get", args: "FILE KEY...", summary: "look up rows by key (or by index key with --index)", needsFile: true, setup: setupGet, run: runGet},
 		{name: "scan", args: "FILE", summary: "list rows in key order, with offset and limit", needsFile: true, setup: setupScan, run: runScan},
 		{name: "keys", args: "FILE", summary: "list keys only", needsFile: true, setup: setupScan, run: runScan},
@@ -130,9 +132,14 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "drydb: unknown command %q (run \"drydb help\")\n", name)
 		return exitUsage
 	}
-	if cmd.name == "build" {
+	if cmd.name == "build" || cmd.name == "merge" {
 		bw := bufio.NewWriter(stdout)
-		err := runBuild(&ctx{out: bw, errw: stderr, cmd: cmd}, args[1:])
+		c := &ctx{out: bw, errw: stderr, cmd: cmd}
+		runner := runBuild
+		if cmd.name == "merge" {
+			runner = runMerge
+		}
+		err := guarded(&c.path, func() error { return runner(c, args[1:]) })
 		bw.Flush()
 		return reportError(stderr, cmd, err, false)
 	}
@@ -141,7 +148,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 	}
 	bw := bufio.NewWriterSize(stdout, 64<<10)
 	c := &ctx{out: bw, errw: stderr, stdin: stdin, cmd: cmd}
-	err := c.invoke(args[1:], nil)
+	err := guarded(&c.path, func() error { return c.invoke(args[1:], nil) })
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}
@@ -149,6 +156,34 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		c.db.Close()
 	}
 	return reportError(stderr, cmd, err, false)
+}
+
+// guarded runs a command's body: a panic in it (an engine bug, a file whose
+// structure lies, or, with SetPanicOnFault, a memory fault on a file
+// truncated or rewritten underneath) becomes an error naming *file, so the
+// command ends with an error line and exit 1 like any failure instead of a
+// panic trace. Every command runs through it: run for the command line,
+// shell.exec for each command of the shell (which then goes on).
+func guarded(file *string, f func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = crashError(*file, r)
+		}
+	}()
+	return f()
+}
+
+// crashError describes a panic recovered by guarded.
+func crashError(file string, r any) error {
+	what := "internal error (is the file damaged?)"
+	if _, ok := r.(interface{ Addr() uintptr }); ok { // a fault SetPanicOnFault turned into a panic
+		what = "memory fault reading the file (was it truncated or changed while open?)"
+	}
+	if file == "" {
+		return fmt.Errorf("%s: %v", what, r)
+	}
+	return fmt.Errorf("%s: %s: %v", file, what, r)
 }
 
 // reportError prints err the way every command does and returns the exit

@@ -56,7 +56,11 @@ func runShellMain(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		}
 		return reportError(stderr, cmd, err, false)
 	}
-	db, err := openDB(pos[0], false)
+	var db *engine.DB
+	err = guarded(&pos[0], func() (err error) {
+		db, err = openDB(pos[0], false)
+		return err
+	})
 	if err != nil {
 		return reportError(stderr, cmd, err, false)
 	}
@@ -207,7 +211,7 @@ func (sh *shell) exec(line string) (bool, int) {
 	}
 	bw := bufio.NewWriterSize(sh.out, 64<<10)
 	c := &ctx{cmd: cmd, db: sh.db, path: sh.path, out: bw, errw: sh.errw, shell: sh, intr: &sh.intr}
-	err = c.invoke(args[1:], sh)
+	err = guarded(&c.path, func() error { return c.invoke(args[1:], sh) })
 	if ferr := bw.Flush(); err == nil && ferr != nil {
 		err = ferr
 	}

@@ -141,10 +141,19 @@ func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
 // bytes). Validate walks with nil: no allocation, and the C library does
 // not link the value types' packages.
 func walkComposite(parts []Kind, key []byte, part func(k Kind, raw []byte) error) error {
+	return walkParts(parts, key, false, part)
+}
+
+// walkParts is walkComposite; with prefix set the key may end after any
+// whole part (a tuple prefix, none included).
+func walkParts(parts []Kind, key []byte, prefix bool, part func(k Kind, raw []byte) error) error {
 	if len(parts) == 0 || len(parts) > MaxParts {
 		return badKey("a composite key has 1 to %d parts, got %d", MaxParts, len(parts))
 	}
 	for i, k := range parts {
+		if prefix && len(key) == 0 {
+			return nil
+		}
 		var raw []byte
 		if w := k.Width(); w > 0 {
 			if len(key) < w {

@@ -229,6 +229,49 @@ func (e Encoding) Validate(key []byte) error {
 	return nil
 }
 
+// ValidateBound checks a range bound or a seek key. A bound is a key and
+// is checked as one (a bound no key can equal, such as a 3-byte bound of an
+// int64 table, is the caller's mistake), except that a composite encoding
+// also takes a tuple prefix: the encoding of its first m parts (m >= 0,
+// m = 0 being the empty key), which bounds a range by its leading parts.
+func (e Encoding) ValidateBound(key []byte) error {
+	if e.Kind == Composite {
+		return walkParts(e.Parts, key, true, nil)
+	}
+	return e.Validate(key)
+}
+
+// ValidateUpperBound checks an exclusive upper bound. Besides what
+// ValidateBound takes it takes the upper end of a prefix range: the
+// successor of a bound p (p with its trailing 0xFF bytes dropped and its last
+// byte incremented, as engine.PrefixBounds makes it), which is no key itself
+// but is how the bindings bound prefix queries.
+func (e Encoding) ValidateUpperBound(key []byte) error {
+	err := e.ValidateBound(key)
+	if err == nil || len(key) == 0 || key[len(key)-1] == 0 {
+		return err // an incremented byte is never 0x00
+	}
+	// p is key with its last byte decremented and then 0..n bytes 0xFF,
+	// where n is the most a bound of the encoding can end with.
+	n := e.Kind.Width()
+	if e.Kind == Composite {
+		n = 0
+		for _, k := range e.Parts {
+			n += k.Width()
+		}
+	}
+	p := make([]byte, len(key), len(key)+n)
+	copy(p, key)
+	p[len(p)-1]--
+	for i := 0; i <= n; i++ {
+		if e.ValidateBound(p) == nil {
+			return nil
+		}
+		p = append(p, 0xFF)
+	}
+	return err
+}
+
 // Fixed-width encoders and decoders. Decoders check the width and return an
 // error wrapping ErrBadKey instead of panicking: keys come from files.
 

@@ -143,6 +143,86 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// Bounds are keys, and of a composite encoding also tuple prefixes.
+func TestValidateBound(t *testing.T) {
+	comp := Encoding{Kind: Composite, Parts: []Kind{Int64, String, Float64}}
+	enc := func(vals ...any) []byte {
+		k, err := EncodeComposite(comp.Parts, vals)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	nan := []byte{0xff, 0xf8, 0, 0, 0, 0, 0, 0}
+	cases := []struct {
+		name string
+		enc  Encoding
+		key  []byte
+		ok   bool
+	}{
+		{"int64 key", Encoding{Kind: Int64}, EncodeInt64(5), true},
+		{"int64 empty", Encoding{Kind: Int64}, nil, false},
+		{"int64 9 bytes", Encoding{Kind: Int64}, append(EncodeInt64(5), 0), false},
+		{"float64 NaN", Encoding{Kind: Float64}, nan, false},
+		{"string empty", Encoding{Kind: String}, nil, true},
+		{"string not UTF-8", Encoding{Kind: String}, []byte{0xff}, false},
+		{"bytes anything", Encoding{}, []byte{0xff, 0}, true},
+		{"composite whole", comp, enc(int64(1), "a", 2.5), true},
+		{"composite no parts", comp, nil, true},
+		{"composite one part", comp, enc(int64(1)), true},
+		{"composite two parts", comp, enc(int64(1), "a"), true},
+		{"composite half a part", comp, enc(int64(1))[:5], false},
+		{"composite unterminated string", comp, append(enc(int64(1)), 'a'), false},
+		{"composite NaN part", comp, append(enc(int64(1), "a"), nan...), false},
+		{"composite trailing", comp, append(enc(int64(1), "a", 2.5), 0), false},
+	}
+	for _, c := range cases {
+		err := c.enc.ValidateBound(c.key)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrBadKey)) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// An exclusive upper bound may also end a prefix range: the successor of a
+// bound, as engine.PrefixBounds makes it.
+func TestValidateUpperBound(t *testing.T) {
+	i64 := Encoding{Kind: Int64}
+	comp := Encoding{Kind: Composite, Parts: []Kind{String, Int64}}
+	succ := func(p []byte) []byte { // engine.PrefixBounds's upper end
+		q := bytes.TrimRight(p, "\xff")
+		q = append([]byte(nil), q...)
+		q[len(q)-1]++
+		return q
+	}
+	tuple, _ := EncodeComposite(comp.Parts, []any{"b"})
+	whole, _ := EncodeComposite(comp.Parts, []any{"b", int64(-1)}) // ends in 0xFF bytes
+	cases := []struct {
+		name string
+		enc  Encoding
+		key  []byte
+		ok   bool
+	}{
+		{"a key", i64, EncodeInt64(7), true},
+		{"successor of an int64 key", i64, succ(EncodeInt64(7)), true},
+		{"successor of an int64 key ending in 0xFF", i64, succ(EncodeInt64(255)), true},
+		{"empty", i64, nil, false},
+		{"9 bytes", i64, append(EncodeInt64(7), 1), false},
+		{"successor of a string", Encoding{Kind: String}, succ([]byte("a\x7f")), true},
+		{"not UTF-8, no successor", Encoding{Kind: String}, []byte{0xff, 0xfe}, false},
+		{"successor of a tuple prefix", comp, succ(tuple), true},
+		{"successor of a whole tuple ending in 0xFF", comp, succ(whole), true},
+		{"half a part, which ends no prefix range", comp, append(append([]byte(nil), tuple...), 1, 2, 0), false},
+		{"a bad escape", comp, []byte("b\x00\x05"), false},
+	}
+	for _, c := range cases {
+		err := c.enc.ValidateUpperBound(c.key)
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, ErrBadKey)) {
+			t.Errorf("%s (%x): %v", c.name, c.key, err)
+		}
+	}
+}
+
 func TestDecodersRefuseWrongWidth(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 9, 15, 17} {
 		b := make([]byte, n)

@@ -79,6 +79,27 @@ static size_t make_key(int kind, uint8_t *k) {
         }
         return n;
     }
+    case DRYDB_KEY_FLOAT64: { /* some integers, some fractions, both signs */
+        double x = (double)((int64_t)(rnd() % 4000) - 2000);
+        if (rnd() % 3 == 0) x /= 7.0;
+        drydb_key_float64(x, k);
+        return 8;
+    }
+    case DRYDB_KEY_UUID: { /* UUIDv7-like: a clock in the leading bytes (shared by neighbours), a random tail */
+        uint64_t ms = 1700000000000ull + rnd() % 900;
+        for (int i = 0; i < 6; i++) k[i] = (uint8_t)(ms >> (40 - 8 * i));
+        for (int i = 6; i < 16; i++) k[i] = (uint8_t)rnd();
+        k[6] = (uint8_t)(0x70 | (k[6] & 0x0F));
+        k[8] = (uint8_t)(0x80 | (k[8] & 0x3F));
+        return 16;
+    }
+    case -1: { /* "prefixed" bytes: a long shared prefix, then tails of 0 to 8 bytes from {0, 'a', 0xFF} so
+                * that keys are prefixes of others, heads tie and are zero-padded */
+        memcpy(k, "tenant/0042/item/", 17);
+        size_t n = 17 + rnd() % 7;
+        for (size_t i = 17; i < n; i++) k[i] = (uint8_t)(rnd() % 3 == 0 ? 0 : rnd() % 2 ? 'a' : 0xFF);
+        return n;
+    }
     default: { /* bytes: any length from 0, 0xFF bytes included */
         size_t n = rnd() % 10;
         for (size_t i = 0; i < n; i++) k[i] = (uint8_t)(rnd() % 3 == 0 ? 0xFF : rnd() % 4);
@@ -93,6 +114,13 @@ struct table {
     struct row *rows;
     size_t n;
 };
+
+/* A key to look up in table t: of its shape, or (for "prefixed", one time
+ * in five) any bytes, which mostly fall below its shared prefix. */
+static size_t key_of(const struct table *t, uint8_t *k) {
+    if (strcmp(t->name, "prefixed") == 0 && rnd() % 5) return make_key(-1, k);
+    return make_key(t->kind, k);
+}
 
 static int by_key(const void *a, const void *b) {
     const struct row *x = a, *y = b;
@@ -123,7 +151,7 @@ static void build(drydb_builder *b, struct table *t) {
     }
     for (size_t tries = 0; t->n < want && tries < 20 * ROWS; tries++) {
         struct row r = {0};
-        r.kl = make_key(t->kind, r.k);
+        r.kl = strcmp(t->name, "prefixed") == 0 ? make_key(-1, r.k) : key_of(t, r.k);
         int dup = 0;
         for (size_t i = 0; i < t->n && !dup; i++) dup = cmp(t->rows[i].k, t->rows[i].kl, r.k, r.kl) == 0;
         if (dup) continue;
@@ -135,6 +163,46 @@ static void build(drydb_builder *b, struct table *t) {
         t->rows[t->n++] = r;
     }
     qsort(t->rows, t->n, sizeof *t->rows, by_key);
+}
+
+/* Keys the encodings refuse are DRYDB_BADKEY on the C path as on Go's (the
+ * C path validates string and float64 keys itself), cold and warm. */
+static void refused_keys(drydb_db *db) {
+    static const struct { const char *table; const char *k; size_t kl; } bad[] = {
+        {"str", "\xC3", 1},                 /* cut off */
+        {"str", "a\xC3\x28", 3},           /* bad continuation */
+        {"str", "\xC0\xAF", 2},            /* overlong */
+        {"str", "\xE0\x80\xAF", 3},       /* overlong */
+        {"str", "\xED\xA0\x80", 3},       /* surrogate */
+        {"str", "\xF4\x90\x80\x80", 4},  /* above U+10FFFF */
+        {"str", "\xF8\x88\x80\x80\x80", 5},
+        {"str", "abcdefgh\xFF", 9},         /* after an ASCII word */
+        {"f64", "\x7f\xff\xff\xff\xff\xff\xff\xff", 8}, /* -0 */
+        {"f64", "\xff\xf8\x00\x00\x00\x00\x00\x00", 8}, /* NaN */
+        {"f64", "\x00\x07\xff\xff\xff\xff\xff\xff", 8}, /* a negative NaN */
+        {"f64", "\x00", 1},
+    };
+    static const struct { const char *k; size_t kl; } good[] = {
+        {"\xC3\xA9", 2}, {"\xE2\x82\xAC", 3}, {"\xF0\x9F\x98\x80", 4}, {"\xF4\x8F\xBF\xBF", 4},
+        {"\xED\x9F\xBF", 3}, {"plain ascii text!", 17},
+    };
+    for (int warm = 0; warm < 2; warm++) {
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            drydb_table *t;
+            OK(drydb_table_open(db, bad[i].table, &t));
+            const uint8_t *v;
+            size_t vl;
+            CHECK_RC(drydb_get(t, (const uint8_t *)bad[i].k, bad[i].kl, &v, &vl), DRYDB_BADKEY);
+        }
+        for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+            drydb_table *t;
+            OK(drydb_table_open(db, "str", &t));
+            const uint8_t *v;
+            size_t vl;
+            int rc = drydb_get(t, (const uint8_t *)good[i].k, good[i].kl, &v, &vl);
+            CHECK(rc == DRYDB_OK || rc == DRYDB_NOTFOUND);
+        }
+    }
 }
 
 /* Truth: the rows of [lo, hi] from the sorted model. */
@@ -183,14 +251,14 @@ static void questions(drydb_table *tt, const struct table *t) {
             memcpy(lo, r->k, r->kl);
             ll = r->kl;
         } else {
-            ll = make_key(t->kind, lo);
+            ll = key_of(t, lo);
         }
         if (t->n && rnd() % 2) {
             const struct row *r = &t->rows[rnd() % t->n];
             memcpy(hi, r->k, r->kl);
             hl = r->kl;
         } else {
-            hl = make_key(t->kind, hi);
+            hl = key_of(t, hi);
         }
         size_t first = t->n, count = 0;
         for (size_t i = 0; i < t->n; i++) {
@@ -225,7 +293,7 @@ static void questions(drydb_table *tt, const struct table *t) {
                 memcpy(k, r->k, r->kl);
                 kl = r->kl;
             } else {
-                kl = make_key(t->kind, k);
+                kl = key_of(t, k);
             }
             size_t below = 0, at = t->n;
             for (size_t i = 0; i < t->n; i++) {
@@ -260,7 +328,7 @@ static void questions(drydb_table *tt, const struct table *t) {
                 memcpy(keys + off, t->rows[want[j]].k, t->rows[want[j]].kl);
                 klens[j] = t->rows[want[j]].kl;
             } else {
-                klens[j] = make_key(t->kind, keys + off);
+                klens[j] = key_of(t, keys + off);
                 for (size_t i = 0; i < t->n; i++)
                     if (cmp(t->rows[i].k, t->rows[i].kl, keys + off, klens[j]) == 0) want[j] = i;
             }
@@ -360,7 +428,7 @@ static void py_paths(drydb_table *tt, const struct table *t) {
         CHECK((size_t)made.n == r->vl && (r->vl == 0 || memcmp(made.p, r->v, r->vl) == 0));
     }
     uint8_t k[MAXK] = {0};
-    size_t kl = make_key(t->kind, k);
+    size_t kl = key_of(t, k);
     int found = 0;
     for (size_t i = 0; i < t->n; i++) found |= cmp(t->rows[i].k, t->rows[i].kl, k, kl) == 0;
     increfs = 0;
@@ -393,6 +461,9 @@ int main(void) {
         {"dense", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0},
         {"bytes", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
         {"str", DRYDB_KEY_STRING, DRYDB_COMPRESS_NONE, 0, 0},
+        {"uuid", DRYDB_KEY_UUID, DRYDB_COMPRESS_NONE, 0, 0},
+        {"f64", DRYDB_KEY_FLOAT64, DRYDB_COMPRESS_NONE, 0, 0},
+        {"prefixed", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
         {"zstd", DRYDB_KEY_INT64, DRYDB_COMPRESS_ZSTD, 0, 0},
         {"empty", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
     };
@@ -418,6 +489,7 @@ int main(void) {
                 int_words(tt, tabs[i].kind);
             py_paths(tt, &tabs[i]);
         }
+        refused_keys(db);
         /* arguments the fast path passes to Go for the error */
         drydb_table *tt;
         OK(drydb_table_open(db, "i64", &tt));

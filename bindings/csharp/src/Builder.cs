@@ -243,6 +243,9 @@ namespace DryDB
             return r;
         }
 
+        /// <summary>Appends a row (key and value are copied). With computed
+        /// indexes the row and its entries are added together or not at all: every
+        /// index delegate runs first, and one that throws adds nothing.</summary>
         public void Append(byte[] key, byte[] value)
         {
             if (key == null) throw new ArgumentNullException("key");
@@ -251,13 +254,44 @@ namespace DryDB
             try
             {
                 owner.Enter(ref added);
+                if (computed.Count > 0) { AppendComputed(key, value); return; }
                 fixed (byte* k = key) fixed (byte* v = value)
                     Native.Check(Native.drydb_builder_append(tb, k, (UIntPtr)key.Length, v, (UIntPtr)value.Length));
                 rows++;
-                foreach (var ix in computed) ix.AddComputed(key, value);
             }
             finally { owner.Exit(added); }
         }
+
+        // A row and its computed index entries in one library call, all or
+        // nothing (drydb__builder_append_row); the caller has entered the builder.
+        void AppendComputed(byte[] key, byte[] value)
+        {
+            int n = 0, total = 0;
+            var iks = new byte[computed.Count][];
+            var ibs = new IntPtr[computed.Count];
+            foreach (var ix in computed)
+            {
+                var ik = ix.Compute(key, value);
+                if (ik == null) continue;
+                iks[n] = ik; ibs[n] = ix.Raw; total += ik.Length; n++;
+            }
+            var all = new byte[total];
+            var lens = new UIntPtr[n];
+            for (int i = 0, o = 0; i < n; o += iks[i].Length, i++)
+            {
+                Buffer.BlockCopy(iks[i], 0, all, o, iks[i].Length);
+                lens[i] = (UIntPtr)iks[i].Length;
+            }
+            fixed (byte* k = key) fixed (byte* v = value) fixed (IntPtr* ibp = ibs) fixed (byte* ikp = all) fixed (UIntPtr* lp = lens)
+                Native.Check(drydb__builder_append_row(tb, k, (UIntPtr)key.Length, v, (UIntPtr)value.Length, (UIntPtr)n, ibp, ikp, lp));
+            rows++;
+        }
+
+        // Not in drydb.h: the library's entry point for bindings that compute
+        // index keys per row (capi/builder.go).
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb__builder_append_row(IntPtr tb, byte* key, UIntPtr klen, byte* val, UIntPtr vlen,
+            UIntPtr n, IntPtr* ibs, byte* ikeys, UIntPtr* iklens);
         public void Append(long key, byte[] value) { Kind(KeyKind.Int64); Append(Keys.Int64(key), value); }
         public void Append(ulong key, byte[] value) { Kind(KeyKind.UInt64); Append(Keys.UInt64(key), value); }
         public void Append(double key, byte[] value) { Kind(KeyKind.Float64); Append(Keys.Float64(key), value); }
@@ -291,6 +325,18 @@ namespace DryDB
 
         void Flush(List<KeyValuePair<byte[], byte[]>> batch)
         {
+            if (computed.Count > 0)
+            {
+                // row by row: each with its entries, all or nothing
+                bool entered = false;
+                try
+                {
+                    owner.Enter(ref entered);
+                    foreach (var kv in batch) AppendComputed(kv.Key, kv.Value);
+                }
+                finally { owner.Exit(entered); }
+                return;
+            }
             int n = batch.Count, kt = 0, vt = 0;
             foreach (var kv in batch) { kt += kv.Key.Length; vt += kv.Value.Length; }
             var ks = new byte[kt]; var vs = new byte[vt];
@@ -309,12 +355,10 @@ namespace DryDB
                 int rc;
                 fixed (byte* k = ks) fixed (byte* v = vs) fixed (UIntPtr* klp = kl) fixed (UIntPtr* vlp = vl)
                     rc = Native.drydb_builder_append_many(tb, (UIntPtr)n, k, klp, v, vlp);
-                // On failure the rows before the failing one are in (the C ABI does
-                // not say how many): report it; the build should be abandoned.
+                // On failure the rows before the failing one are in; the message
+                // names the failing row by its number in the table.
                 Native.Check(rc);
                 rows += n;
-                if (computed.Count > 0)
-                    for (int i = 0; i < n; i++) foreach (var ix in computed) ix.AddComputed(batch[i].Key, batch[i].Value);
             }
             finally { owner.Exit(added); }
         }
@@ -389,14 +433,14 @@ namespace DryDB
             this.owner = owner; Name = name; KeyKind = kind; this.ib = ib; this.fn = fn;
         }
 
-        internal void AddComputed(byte[] key, byte[] value)
-        {
-            var ik = fn(key, value);
-            if (ik != null) Add(ik, key);
-        }
+        internal IntPtr Raw { get { return ib; } }
+
+        /// <summary>The computed index key of a row, or null for no entry.</summary>
+        internal byte[] Compute(byte[] key, byte[] value) { return fn(key, value); }
 
         /// <summary>Adds an entry: <paramref name="indexKey"/> (encoded) -> the
-        /// primary key of a row of the table.</summary>
+        /// primary key of a row of the table, appended before or after (the build
+        /// refuses an entry whose row never comes).</summary>
         public void Add(byte[] indexKey, byte[] primaryKey)
         {
             if (indexKey == null) throw new ArgumentNullException("indexKey");

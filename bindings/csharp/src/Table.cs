@@ -623,10 +623,11 @@ namespace DryDB
         /// <summary>The range of the keys that start with <paramref name="prefix"/>:
         /// [prefix, the prefix with its last byte below 0xFF incremented and the rest
         /// dropped), unbounded above when there is no such byte (the engine's
-        /// PrefixBounds).</summary>
+        /// PrefixBounds); the empty prefix is unbounded below too (bounds are keys,
+        /// and the empty key is none of an int64 table's).</summary>
         internal static void PrefixBounds(byte[] prefix, out Bound lo, out Bound hi)
         {
-            lo = Bound.Inclusive((byte[])prefix.Clone());
+            lo = prefix.Length == 0 ? Bound.Unbounded : Bound.Inclusive((byte[])prefix.Clone());
             hi = Bound.Unbounded;
             for (int i = prefix.Length - 1; i >= 0; i--)
             {

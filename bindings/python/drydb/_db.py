@@ -558,6 +558,22 @@ class Table(_Keyed):
             raise ValueError("drydb: prefix() needs keys or values")
         return self._paths.prefix(prefix, reverse, 0 if keys and values else (1 if keys else 2))
 
+    # columns (drydb.columnar, which documents them): copies into buffers the result owns
+    def get_many_columns(self, keys: Any, output: Optional[str] = None) -> Tuple[Any, Any]:
+        """(values, found) of a column of keys, as columns (drydb.columnar)."""
+        from . import columnar
+        return columnar.get_many_columns(self, keys, output)
+
+    def range_columns(self, start: Any = None, stop: Any = None, **kw: Any) -> Tuple[Any, Any]:
+        """(keys, values) of a range as columns (drydb.columnar)."""
+        from . import columnar
+        return columnar.range_columns(self, start, stop, **kw)
+
+    def prefix_columns(self, prefix: Any, **kw: Any) -> Tuple[Any, Any]:
+        """(keys, values) of the rows with a prefix as columns (drydb.columnar)."""
+        from . import columnar
+        return columnar.prefix_columns(self, prefix, **kw)
+
     def keys(self) -> Iterator[Any]:
         """All keys in order."""
         return self._paths.range(None, None, _DEFAULT_INCL, False, 1)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ctypes
 import os
 from array import array as _SizeArray
-from ctypes import byref, c_int64, c_size_t, c_uint8, c_void_p, sizeof, string_at
+from ctypes import byref, c_int, c_int64, c_size_t, c_uint8, c_uint64, c_void_p, sizeof, string_at
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _lib as L
@@ -36,10 +37,34 @@ def _compression(spec: Any) -> int:
     raise TypeError("drydb: compression must be None, 'zstd' or 's2', not %r" % (spec,))
 
 
+# The library's entry points for the bindings alone (drydb__*, not in
+# drydb.h: capi/builder.go's drydb__builder_*, capi/columnar.go's), looked up
+# on first use; long ones (release_gil) through a CDLL handle, which
+# releases the GIL during the call. In a forked child they are dropped, so
+# that the next use goes through L.load(), which raises ForkError, instead of
+# into a Go runtime that cannot run there.
+_private: Dict[Tuple[str, bool], Any] = {}
+L.fork_hooks.append(_private.clear)
+
+
+def _priv(name: str, release_gil: bool = False) -> Any:
+    f = _private.get((name, release_gil))
+    if f is None:
+        L.load()
+        lib = ctypes.CDLL if release_gil else ctypes.PyDLL
+        f = getattr(lib(L.library_path()), "drydb__" + name)
+        f.restype = c_int
+        _private[(name, release_gil)] = f
+    return f
+
+
 def _lengths(items: List[bytes]) -> Any:
     """A size_t array of the items' lengths (through array: building a ctypes
     array from n arguments costs several times more)."""
-    a = _SizeArray(_SIZE_CODE, map(len, items))
+    return _ctypes_sizes(_SizeArray(_SIZE_CODE, map(len, items)))
+
+
+def _ctypes_sizes(a: Any) -> Any:
     return (c_size_t * len(a)).from_buffer(a)
 
 
@@ -217,31 +242,61 @@ class TableBuilder:
         # rows waiting for the next library call, keys and values apart
         self._keys: List[bytes] = []
         self._vals: List[bytes] = []
+        # the longest key the table takes: a longer one is refused at the
+        # call that gives it, not when the batch holding it is sent
+        limit = c_size_t()
+        L.check(_priv("builder_key_limit")(h, byref(limit)), "table %r" % name)
+        self._maxk = limit.value
 
     def _value(self, v: Any) -> bytes:
         if self._venc is not None:
             return self._venc(v)
         return _as_bytes(v, "value")
 
-    def _index_rows(self, key: Any, k: bytes, value: Any) -> None:
+    def _entries(self, key: Any, value: Any) -> List[Tuple["IndexBuilder", bytes]]:
+        """The row's entries of the function indexes, every function run and
+        every index key encoded before anything is added."""
+        out = []
         for ib, f in self._funcs:
             r = f(key, value)
             if r is None:
                 continue
-            if isinstance(r, list):
-                for ik in r:
-                    ib.add(ik, k, _encoded=True)
-            else:
-                ib.add(r, k, _encoded=True)
+            enc = ib._key.encode
+            for ik in (r if isinstance(r, list) else (r,)):
+                out.append((ib, enc(ik)))
+        return out
+
+    def _append_row(self, k: bytes, v: bytes, entries: List[Tuple["IndexBuilder", bytes]]) -> None:
+        """Add a row with its index entries now, after the rows waiting (the
+        library numbers rows in order)."""
+        self._flush()
+        self._send_row(k, v, entries)
+
+    def _send_row(self, k: bytes, v: bytes, entries: List[Tuple["IndexBuilder", bytes]]) -> None:
+        """One row and its index entries in one library call, all or nothing
+        (drydb__builder_append_row)."""
+        n = len(entries)
+        hs = iks = lens = None
+        if n:
+            hs = (c_uint64 * n)(*[ib._h.value for ib, _ in entries])
+            ks = [ik for _, ik in entries]
+            iks, lens = b"".join(ks), _lengths(ks)
+        L.check(_priv("builder_append_row")(self._h, k, len(k), v, c_size_t(len(v)), c_size_t(n), hs,
+                                            iks, lens), "table %r" % self.name)
 
     def add(self, key: Any, value: Any) -> None:
         """Add a row (any order). Raises :class:`KeyTooLargeError` or
-        :class:`BadKeyError` at once; a duplicate key is reported by the build."""
+        :class:`BadKeyError` at once; a duplicate key is reported by the build.
+        With function indexes the row and its entries are added together or
+        not at all (a function that raises adds nothing)."""
         self._b._check()
         k = self._enc(key)
         v = self._value(value)
-        if self._funcs:
-            self._index_rows(key, k, value)
+        if self._funcs or len(k) > self._maxk:
+            # sent now: a key over the limit is refused by this call, with
+            # the library's message naming the row
+            self._append_row(k, v, self._entries(key, value) if self._funcs else [])
+            return
         self._keys.append(k)
         self._vals.append(v)
         if len(self._keys) >= _CHUNK:
@@ -252,7 +307,9 @@ class TableBuilder:
 
     def add_many(self, rows: Iterable[Tuple[Any, Any]]) -> int:
         """Add ``(key, value)`` pairs from any iterable (batched: one library
-        call per few thousand rows). Returns the number added."""
+        call per few thousand rows). Returns the number added. A row refused
+        raises from this call, naming it by its number in the table; the rows
+        before it are added, none after it."""
         self._b._check()
         # the loop is most of a Python build: names bound once, bytes values
         # taken as they are without a call
@@ -272,15 +329,40 @@ class TableBuilder:
                 v = value
             else:
                 v = _as_bytes(value, "value")
-            kadd(k)
-            vadd(v)
             if funcs:
-                self._index_rows(key, k, value)
+                self._append_row(k, v, self._entries(key, value))
+            else:
+                kadd(k)
+                vadd(v)
+                if len(keys) >= _CHUNK:
+                    self._flush()
             n += 1
-            if len(keys) >= _CHUNK:
-                self._flush()
         self._flush()
         return n
+
+    def add_columns(self, keys: Any, values: Any) -> int:
+        """Add rows given as columns: ``keys`` a NumPy/Arrow array (composite
+        tables: a list of columns, one per part), a
+        :class:`drydb.columnar.Binary` or a list; ``values`` an Arrow
+        binary/string array, a NumPy fixed-width array (row i's value is the
+        bytes of ``values[i]``), a ``Binary`` or a list. One library call
+        per :data:`drydb.columnar.CHUNK` rows, keys encoded by the library,
+        no Python object per row (lists excepted). Array values are stored
+        as given (the codec applies to list items only). Returns the number
+        of rows. A refused row raises, naming it; the rows before it are
+        added. See :mod:`drydb.columnar` for every accepted form."""
+        from .columnar import add_columns
+        return add_columns(self, keys, values)
+
+    def add_frame(self, frame: Any, key: str, value: Any = None, *, codec: Any = None) -> int:
+        """Add the rows of a pandas DataFrame or an Arrow RecordBatch/Table:
+        the keys from column ``key``; the values from column ``value`` (a
+        name: stored as they are, vectorised) or, with a list of names or
+        None (every other column), one dict per row encoded by ``codec``
+        (``"json"``, ``"msgpack"``; default the table's): that encoding runs
+        per row in Python. Returns the number of rows."""
+        from .columnar import add_frame
+        return add_frame(self, frame, key, value, codec)
 
     def _flush(self) -> None:
         keys, vals = self._keys, self._vals
@@ -288,8 +370,21 @@ class TableBuilder:
         if not n:
             return
         try:
-            L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), _lengths(keys),
-                                          b"".join(vals), _lengths(vals)), "table %r" % self.name)
+            klens = _SizeArray(_SIZE_CODE, map(len, keys))
+            refused = None
+            if max(klens) > self._maxk:
+                # add() checks its key; add_many's keys are checked here, one
+                # max() per batch rather than a test per row, still within the
+                # add_many call that gave them: the rows before the long key
+                # go in, then the library refuses it, naming its row
+                n = next(j for j, kl in enumerate(klens) if kl > self._maxk)
+                refused = keys[n], vals[n]
+                del keys[n:], vals[n:], klens[n:]
+            if n:
+                L.check(L.builder_append_many(self._h, c_size_t(n), b"".join(keys), _ctypes_sizes(klens),
+                                              b"".join(vals), _lengths(vals)), "table %r" % self.name)
+            if refused:
+                self._send_row(refused[0], refused[1], [])
         finally:
             keys.clear()
             vals.clear()
@@ -329,11 +424,13 @@ class IndexBuilder:
         self.name = name
         self._key = key
 
-    def add(self, index_key: Any, primary_key: Any, *, _encoded: bool = False) -> None:
-        """Add an entry: ``index_key`` points at the row whose key is ``primary_key``."""
+    def add(self, index_key: Any, primary_key: Any) -> None:
+        """Add an entry: ``index_key`` points at the row whose key is
+        ``primary_key`` (added before or after; the build refuses an entry
+        whose row never comes)."""
         self._tb._b._check()
         ik = self._key.encode(index_key)
-        pk = primary_key if _encoded else self._tb._enc(primary_key)
+        pk = self._tb._enc(primary_key)
         L.check(L.builder_index_add(self._h, ik, len(ik), pk, c_size_t(len(pk))),
                 "index %r" % self.name)
 

@@ -45,8 +45,11 @@ import (
 var Magic = [8]byte{0x89, 'D', 'R', 'Y', 'D', 'B', '\r', '\n'}
 
 const (
-	// Version is the format version this engine writes and reads.
-	Version = 1
+	// Version is the format version this engine writes; it reads
+	// MinVersion..Version. Version 2 added key heads (PgHeads); a version 1
+	// file has none and reads as before.
+	Version    = 2
+	MinVersion = 1
 
 	MinPageSize     = 512
 	MaxPageSize     = 65536
@@ -116,9 +119,25 @@ const (
 	// entry i lies at slot[0] - i*(P - slot[0]) (entries are laid down from
 	// the end of the page in key order): records of a fixed size, also
 	// common. A get reads no slot of its own.
-	PgTypeMask       = 0x0f
-	Leaf8Seq         = 0x10
-	Leaf8Fixed       = 0x20
+	PgTypeMask = 0x0f
+	Leaf8Seq   = 0x10
+	Leaf8Fixed = 0x20
+	// PgHeads (slotted pages, PageLeaf and PageBranch, format version 2):
+	// the page carries the keys' heads, so that a search compares integers
+	// and reads a key's bytes only on a tie. After the slot array:
+	//
+	//	prefix u16 | 0 u16 | n x head u32 (big endian)
+	//
+	// prefix (L) is the length of the prefix that every key of the page
+	// shares (a leaf: all its keys; a branch: separators 1..n-1), and
+	// head i is bytes [L, L+4) of key i, zero-padded (a branch's entry 0:
+	// 0). Heads order like their keys (a smaller head means a smaller key,
+	// equal heads say nothing), so a search compares the key's first L
+	// bytes with the page's prefix once, then heads, then whole keys only
+	// among equal heads. Readers check prefix and heads with the page.
+	PgHeads          = 0x40
+	HeadsHeader      = 4
+	HeadSize         = 4
 	Leaf8EntryHeader = 2
 	Branch8EntrySize = 24
 
@@ -162,6 +181,13 @@ func PutU64(b []byte, off int, v uint64) { le.PutUint64(b[off:], v) }
 func MaxKeySize(pageSize int) int {
 	return (pageSize-PageHeaderSize)/4 - BranchEntryHdr - SlotSize
 }
+
+// MaxBlockLen is the longest stored block (after the block header) for a
+// page size: a compressed block is smaller than its page (else it is stored
+// plain, exactly one page), and a filter may add up to a page plus 4 KiB
+// (nonces, tags, padding). Readers refuse longer blocks before reading them,
+// so a block costs at most this much to check and decode.
+func MaxBlockLen(pageSize int) int { return 2*pageSize + 4096 }
 
 // OverflowThreshold is the largest value stored inside a leaf; longer values
 // go to overflow pages so that a leaf keeps a useful number of entries.

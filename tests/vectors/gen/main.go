@@ -156,15 +156,18 @@ func describe(path string) fileDesc {
 			}
 			td.Missing = append(td.Missing, hx(m))
 		}
-		// counts: bounds on present keys, on gaps, empty key, unbounded
+		// counts: bounds on present keys, on gaps, empty key, unbounded;
+		// only bounds the table's encoding takes (bounds are keys)
 		n := len(keys)
 		var probes [][]byte
 		for _, i := range []int{0, n / 2, n - 1} {
 			if i >= 0 && i < n {
-				probes = append(probes, keys[i], append(append([]byte(nil), keys[i]...), 0))
+				probes = append(probes, near(t.Encoding(), keys[i])...)
 			}
 		}
-		probes = append(probes, []byte{})
+		if t.Encoding().ValidateBound(nil) == nil {
+			probes = append(probes, []byte{})
+		}
 		for _, lo := range probes {
 			for _, hi := range probes {
 				for _, k := range [][2]int{{1, 1}, {2, 2}, {2, 1}} {
@@ -199,6 +202,34 @@ func cmpB(a, b []byte) int {
 		}
 	}
 	return len(a) - len(b)
+}
+
+// near returns the bounds at and just after key k that the encoding takes
+// (keyenc.ValidateBound): k, k with 0x00 appended (sorts right after it),
+// k + 1 as a big-endian number (the next key of a fixed-width kind) and, of
+// a composite key, its first part alone (a tuple prefix).
+func near(enc keyenc.Encoding, k []byte) [][]byte {
+	cands := [][]byte{k, append(append([]byte(nil), k...), 0)}
+	if inc := append([]byte(nil), k...); len(inc) > 0 {
+		i := len(inc) - 1
+		for ; i >= 0 && inc[i] == 0xff; i-- {
+			inc[i] = 0
+		}
+		if i >= 0 {
+			inc[i]++
+			cands = append(cands, inc)
+		}
+	}
+	if enc.Kind == keyenc.Composite && len(enc.Parts) > 1 && enc.Parts[0].Width() > 0 {
+		cands = append(cands, k[:enc.Parts[0].Width()])
+	}
+	var out [][]byte
+	for _, c := range cands {
+		if enc.ValidateBound(c) == nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func walkCount(keys [][]byte, lo []byte, lk int, hi []byte, hk int) uint64 {
