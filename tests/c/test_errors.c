@@ -404,19 +404,22 @@ static void test_builder_refusals(void) {
     CHECK_RC(drydb_builder_append(tb, keys, 1001, NULL, 0), DRYDB_KEYTOOLARGE);
     CHECK(strstr(drydb_errmsg(), "row 103 (counted from 0)") != NULL); /* items 0..2 went in */
 
-    /* never replace what is not a regular file; the refusal spends nothing */
+    /* never replace what is not a regular file; the refusal spends nothing
+     * (named pipes in the file system are POSIX's: not on Windows) */
+#ifndef _WIN32
     char *fifo = tu_path("fifo");
     CHECK(mkfifo(fifo, 0644) == 0);
     CHECK_RC(drydb_builder_build_file(b, fifo), DRYDB_INVALID);
     CHECK(strstr(drydb_errmsg(), "named pipe") != NULL);
     struct stat st;
     CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode));
+    free(fifo);
+#endif
     CHECK_RC(drydb_builder_build_file(b, tu_tmpdir()), DRYDB_INVALID);
     CHECK(strstr(drydb_errmsg(), "a directory") != NULL);
     OK(drydb_builder_build_memory(b, &mem, &len));
     drydb_free(mem);
     OK(drydb_builder_free(b));
-    free(fifo);
 }
 
 int main(void) {
