@@ -2,7 +2,7 @@ package engine
 
 import (
 	"bytes"
-	"crypto/rand"
+	"math/rand/v2"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -494,9 +494,7 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 		dir = "."
 	}
 	cleanLitter(dir, base)
-	var rnd [4]byte
-	rand.Read(rnd[:])
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.drydb-tmp-%d-%x", base, os.Getpid(), rnd))
+	tmp := filepath.Join(dir, fmt.Sprintf(".%s.drydb-tmp-%d-%08x", base, os.Getpid(), rand.Uint32()))
 	fh, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("drydb: creating %s: %w", tmp, err)
@@ -598,7 +596,11 @@ func (b *Builder) build(w io.Writer) (*Report, error) {
 	o.write(hdr)
 
 	cat := &f.Catalog{Created: time.Now().UnixNano()}
-	rand.Read(cat.BuildID[:])
+	// An identifier, not a secret: math/rand/v2's generator is seeded by the
+	// runtime from the system's entropy (crypto/rand would link Go's whole
+	// FIPS generator into the C library).
+	le.PutUint64(cat.BuildID[:8], rand.Uint64())
+	le.PutUint64(cat.BuildID[8:], rand.Uint64())
 	keys := make([]string, 0, len(b.opts.Metadata))
 	for k := range b.opts.Metadata {
 		keys = append(keys, k)

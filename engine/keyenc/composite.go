@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-	"github.com/oklog/ulid/v2"
 )
 
 // AppendComponent appends one composite part holding v. Accepted Go types:
 // int64 or int (Int64), uint64 or uint (Uint64), float64 (Float64), string
-// (String, valid UTF-8), []byte (Bytes), uuid.UUID or [16]byte (UUID),
-// ulid.ULID or [16]byte (ULID). A value of the wrong type, a NaN or a
+// (String, valid UTF-8), []byte (Bytes), any 16-byte array type (UUID and
+// ULID: UUIDValue, ULIDValue, uuid.UUID, ulid.ULID, [16]byte). A value of the wrong type, a NaN or a
 // non-UTF-8 string is an error wrapping ErrBadKey.
 func AppendComponent(dst []byte, k Kind, v any) ([]byte, error) {
 	switch k {
@@ -48,18 +46,8 @@ func AppendComponent(dst []byte, k Kind, v any) ([]byte, error) {
 		if x, ok := v.([]byte); ok {
 			return appendEscaped(dst, x), nil
 		}
-	case UUID:
-		switch x := v.(type) {
-		case uuid.UUID:
-			return append(dst, x[:]...), nil
-		case [16]byte:
-			return append(dst, x[:]...), nil
-		}
-	case ULID:
-		switch x := v.(type) {
-		case ulid.ULID:
-			return append(dst, x[:]...), nil
-		case [16]byte:
+	case UUID, ULID:
+		if x, ok := bytes16(v); ok {
 			return append(dst, x[:]...), nil
 		}
 	default:
@@ -104,7 +92,7 @@ func EncodeComposite(parts []Kind, vals []any) ([]byte, error) {
 
 // DecodeComposite decodes a full composite key into its values (the Go
 // types AppendComponent takes: int64, uint64, float64, string, []byte,
-// uuid.UUID, ulid.ULID). The key must hold every part and nothing more;
+// UUIDValue, ULIDValue). The key must hold every part and nothing more;
 // anything else is an error wrapping ErrBadKey, never a panic.
 func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
 	vals := make([]any, 0, len(parts))
@@ -119,9 +107,9 @@ func DecodeComposite(parts []Kind, key []byte) ([]any, error) {
 		case Float64:
 			v, err = DecodeFloat64(raw)
 		case UUID:
-			v = uuid.UUID(raw)
+			v = UUIDValue(raw)
 		case ULID:
-			v = ulid.ULID(raw)
+			v = ULIDValue(raw)
 		case String:
 			v = string(raw)
 		default:

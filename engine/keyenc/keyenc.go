@@ -8,9 +8,9 @@
 //	uint64    8 bytes big-endian
 //	float64   8 bytes: IEEE 754 bits big-endian, sign bit flipped for
 //	          positive numbers, every bit flipped for negative ones
-//	uuid      16 bytes in RFC 4122 order (github.com/google/uuid), so that
+//	uuid      16 bytes in RFC 4122 order (as github.com/google/uuid), so that
 //	          version 7 UUIDs sort by time
-//	ulid      16 bytes (github.com/oklog/ulid/v2 binary form)
+//	ulid      16 bytes (github.com/oklog/ulid/v2's binary form)
 //	composite a tuple of the above: fixed-width parts as they are, bytes
 //	          and string parts escaped (0x00 -> 0x00 0xFF) and terminated by
 //	          0x00 0x01. The escaping keeps tuple order equal to byte order
@@ -57,8 +57,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-	"github.com/oklog/ulid/v2"
 )
 
 // ErrBadKey is wrapped by every error about a key that does not fit its
@@ -354,31 +352,33 @@ func DecodeFloat64(b []byte) (float64, error) {
 }
 
 // AppendUUID appends u's 16 bytes in RFC 4122 order, which sorts version 7
-// UUIDs by their timestamp.
-func AppendUUID(dst []byte, u uuid.UUID) []byte { return append(dst, u[:]...) }
+// UUIDs by their timestamp. u is any 16-byte array type: UUIDValue,
+// github.com/google/uuid's UUID, [16]byte.
+func AppendUUID[T ~[16]byte](dst []byte, u T) []byte { return append(dst, u[:]...) }
 
 // EncodeUUID is AppendUUID into a new slice.
-func EncodeUUID(u uuid.UUID) []byte { return AppendUUID(nil, u) }
+func EncodeUUID[T ~[16]byte](u T) []byte { return AppendUUID(nil, u) }
 
-// DecodeUUID decodes a 16-byte uuid key.
-func DecodeUUID(b []byte) (uuid.UUID, error) {
+// DecodeUUID decodes a 16-byte uuid key (convert the result to uuid.UUID as
+// needed: the layout is the same).
+func DecodeUUID(b []byte) (UUIDValue, error) {
 	if len(b) != 16 {
-		return uuid.UUID{}, badKey("uuid key must be 16 bytes, got %d", len(b))
+		return UUIDValue{}, badKey("uuid key must be 16 bytes, got %d", len(b))
 	}
-	return uuid.UUID(b), nil
+	return UUIDValue(b), nil
 }
 
 // AppendULID appends u's 16-byte binary form (48-bit time first, so keys
-// sort by time).
-func AppendULID(dst []byte, u ulid.ULID) []byte { return append(dst, u[:]...) }
+// sort by time). u is any 16-byte array type: ULIDValue, ulid.ULID, [16]byte.
+func AppendULID[T ~[16]byte](dst []byte, u T) []byte { return append(dst, u[:]...) }
 
 // EncodeULID is AppendULID into a new slice.
-func EncodeULID(u ulid.ULID) []byte { return AppendULID(nil, u) }
+func EncodeULID[T ~[16]byte](u T) []byte { return AppendULID(nil, u) }
 
-// DecodeULID decodes a 16-byte ulid key.
-func DecodeULID(b []byte) (ulid.ULID, error) {
+// DecodeULID decodes a 16-byte ulid key (convertible to ulid.ULID).
+func DecodeULID(b []byte) (ULIDValue, error) {
 	if len(b) != 16 {
-		return ulid.ULID{}, badKey("ulid key must be 16 bytes, got %d", len(b))
+		return ULIDValue{}, badKey("ulid key must be 16 bytes, got %d", len(b))
 	}
-	return ulid.ULID(b), nil
+	return ULIDValue(b), nil
 }

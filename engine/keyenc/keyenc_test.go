@@ -242,11 +242,11 @@ func TestDecodersRefuseWrongWidth(t *testing.T) {
 
 func TestFixedRoundTrips(t *testing.T) {
 	u := uuid.MustParse("0190a6f1-7b2c-7def-8abc-0123456789ab")
-	if d, err := DecodeUUID(EncodeUUID(u)); err != nil || d != u || !bytes.Equal(EncodeUUID(u), u[:]) {
+	if d, err := DecodeUUID(EncodeUUID(u)); err != nil || uuid.UUID(d) != u || !bytes.Equal(EncodeUUID(u), u[:]) {
 		t.Fatal("uuid", d, err)
 	}
 	l := ulid.MustParse("01ARZ3NDEKTSV4RRFFQ69G5FAV")
-	if d, err := DecodeULID(EncodeULID(l)); err != nil || d != l || !bytes.Equal(EncodeULID(l), l[:]) {
+	if d, err := DecodeULID(EncodeULID(l)); err != nil || ulid.ULID(d) != l || !bytes.Equal(EncodeULID(l), l[:]) {
 		t.Fatal("ulid", d, err)
 	}
 	// Append must not disturb what is already in dst.

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
-	"github.com/oklog/ulid/v2"
 )
 
 // FormatKey renders an encoded key as text (see the package comment). A
@@ -54,9 +52,9 @@ func FormatKey(e Encoding, key []byte) string {
 		v, _ := DecodeFloat64(key)
 		return formatValue(v)
 	case UUID:
-		return uuid.UUID(key).String()
+		return UUIDValue(key).String()
 	case ULID:
-		return ulid.ULID(key).String()
+		return ULIDValue(key).String()
 	}
 	return "hex:" + hex.EncodeToString(key)
 }
@@ -69,9 +67,9 @@ func formatValue(v any) string {
 		return strconv.FormatUint(x, 10)
 	case float64:
 		return strconv.FormatFloat(x, 'g', -1, 64)
-	case uuid.UUID:
+	case UUIDValue:
 		return x.String()
-	case ulid.ULID:
+	case ULIDValue:
 		return x.String()
 	}
 	return fmt.Sprint(v)
@@ -177,15 +175,15 @@ func parseScalar(k Kind, s string) ([]byte, error) {
 		}
 		return EncodeFloat64(v) // refuses NaN
 	case UUID:
-		u, err := uuid.Parse(strings.TrimSpace(s))
+		u, err := ParseUUID(strings.TrimSpace(s))
 		if err != nil {
-			return nil, badKey("%q is not a UUID", s)
+			return nil, err
 		}
 		return u[:], nil
 	case ULID:
-		u, err := ulid.ParseStrict(strings.TrimSpace(s))
+		u, err := ParseULID(strings.TrimSpace(s))
 		if err != nil {
-			return nil, badKey("%q is not a ULID", s)
+			return nil, err
 		}
 		return u[:], nil
 	}
