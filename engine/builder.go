@@ -2,10 +2,10 @@ package engine
 
 import (
 	"bytes"
-	"math/rand/v2"
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
-
 )
 
 // AppendComponent appends one composite part holding v. Accepted Go types:

@@ -56,7 +56,6 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // ErrBadKey is wrapped by every error about a key that does not fit its

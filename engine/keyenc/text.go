@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
 )
 
 // FormatKey renders an encoded key as text (see the package comment). A
