@@ -562,11 +562,7 @@ func drydb__cols_range(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 		if nb == 0 {
 			break
 		}
-		if reverse {
-			ok = cur.Prev()
-		} else {
-			ok = cur.Next()
-		}
+		ok = advance(cur, reverse)
 	}
 	if err := cur.Err(); err != nil {
 		return fail(err)

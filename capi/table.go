@@ -666,11 +666,7 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 		if nb == 0 {
 			break
 		}
-		if reverse {
-			ok = cur.Prev()
-		} else {
-			ok = cur.Next()
-		}
+		ok = advance(cur, reverse)
 	}
 	if err := cur.Err(); err != nil {
 		return fail(err)
@@ -680,6 +676,14 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	}
 	*n = C.size_t(got)
 	return codeOK
+}
+
+// advance steps a walk to its next row (the previous one in reverse).
+func advance(cur *engine.Cursor, reverse bool) bool {
+	if reverse {
+		return cur.Prev()
+	}
+	return cur.Next()
 }
 
 // gather hands a batch of rows to C: keys and values inside the image go
