@@ -146,7 +146,8 @@ test-valgrind:
 	ln -sf libdrydb.so $(BUILD)/valgrind/libdrydb.so.$(SOMAJOR)
 	$(CMAKE) -S . -B $(BUILD)/cmake-valgrind -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/valgrind >/dev/null
 	$(CMAKE) --build $(BUILD)/cmake-valgrind -j2
-	$(CTEST) --test-dir $(BUILD)/cmake-valgrind --output-on-failure -L valgrind
+	@# -j2: valgrind runs a program's threads one at a time, so two programs at once use both cores
+	$(CTEST) --test-dir $(BUILD)/cmake-valgrind --output-on-failure -j2 -L valgrind
 	$(MAKE) cmake-build
 	sh tests/c/valgrind_leaks.sh $(BUILD)/cmake/test_basic $(BUILD)/cmake/test_errors $(BUILD)/cmake/test_threads
 
