@@ -350,7 +350,7 @@ static void questions(drydb_table *tt, const struct table *t) {
             OK(drydb_rank(tt, k, kl, &got));
             CHECK(got == below);
             const uint8_t *v;
-            size_t vl;
+            size_t vl = 0; /* a miss leaves it: the copy's capacity below is made from it */
             uint64_t word = drydb__get_word(tt, k, kl);
             int rc = drydb_get(tt, k, kl, &v, &vl);
             check_word(word, rc, v, vl);
