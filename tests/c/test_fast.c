@@ -282,7 +282,7 @@ static void questions(drydb_table *tt, const struct table *t) {
             OK(drydb_rank(tt, k, kl, &got));
             CHECK(got == below);
             const uint8_t *v;
-            size_t vl;
+            size_t vl = 0; /* set by drydb_get only when found */
             uint64_t word = drydb__get_word(tt, k, kl);
             int rc = drydb_get(tt, k, kl, &v, &vl);
             check_word(word, rc, v, vl);
