@@ -2,14 +2,15 @@
  * tables in C.
  *
  * drydb_get, drydb_get_many and drydb_range answer plain tables in C
- * (fast.c). The calls here run them while holding the table as a fast-path
- * reader (drydb__fast_hold: closing the table waits for us, so the mapping
- * stays), then copy the answer into the caller's columns with fast.c's
- * fault guard armed: a page lost to truncation jumps back, and the call is
+ * (fast.c). The calls here run the same lookups (drydb__fast_get, _many,
+ * _range) and copy what they found into the caller's columns in one region
+ * (HELD): as a reader of the table's fast path (drydb__fast_hold: closing
+ * the table waits for it, so the mapping stays) with fast.c's fault guard
+ * armed, so that a page lost to truncation jumps back and the call is
  * answered again by the Go half (copyout.go), which reads the file with
- * faults turned into DRYDB_CORRUPT. Tables without a fast path (compressed,
- * closed, unknown handles) go to the Go half directly; it also reports
- * every argument error, so the checks here only decide whether C may try.
+ * faults turned into DRYDB_CORRUPT. What the lookups leave to Go (pages not
+ * checked yet, overflow values, argument errors) and tables without a fast
+ * path (compressed, closed, unknown handles) go to the Go half too.
  *
  * drydb__py_get* belong here too: they make the Python bytes object inside
  * the held, guarded region. */

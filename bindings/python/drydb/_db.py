@@ -490,7 +490,9 @@ class Table(_Keyed):
         ``view=True`` returns a zero-copy ``memoryview`` into the mapped file
         (a copy for compressed tables), ignoring the codec. The view is
         released when the database closes; using it afterwards raises
-        ``ValueError`` (never reads unmapped memory).
+        ``ValueError`` (never reads unmapped memory). Unlike every other
+        read, it is not guarded against the file shrinking underneath:
+        reading a view of a page the file lost raises SIGBUS.
         """
         return self._paths.get(key, default, view=view)
 

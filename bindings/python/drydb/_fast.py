@@ -84,8 +84,8 @@ _SIGN = 1 << 63
 _BATCH = 256
 _pack8 = struct.Struct(">Q").pack
 _StructError = struct.error
-# 0x80 then seven zero bytes, 256 times: xor with it flips the sign bit of
-# every 8-byte big-endian word (shifted right for fewer words)
+# array("q"/"Q") holds native-order words: a batch of big-endian keys is
+# byte-swapped on little-endian hosts
 _LITTLE = sys.byteorder == "little"
 _EIGHTS_ARR = (c_size_t * _BATCH)(*([8] * _BATCH))
 _EIGHTS = byref(_EIGHTS_ARR)
@@ -656,8 +656,8 @@ class Rows(chain):
     """The iterator of a scan: itertools.chain over its batches (rows are
     produced in C, no Python frame per row) plus ``close()``, as a
     generator has: it stops the scan, and the iterator is exhausted after
-    it. Scans hold no library resource (each batch is one drydb_range call),
-    so dropping an unfinished iterator without closing it is fine too."""
+    it. Scans hold no library resource (each batch is one drydb__copy_range
+    call), so dropping an unfinished iterator without closing it is fine too."""
 
     __slots__ = ("_batches",)
 
