@@ -115,8 +115,8 @@ static void copy_rows(const struct drydb__col *cols, size_t ncols, const uint8_t
         int s_;                                                               \
         rc = FALLBACK;                                                        \
         if ((ft = drydb__fast_hold(h, &s_)) != NULL) {                        \
-            sigjmp_buf jb_;                                                   \
-            if (sigsetjmp(jb_, 0) == 0) {                                     \
+            drydb__fault_buf jb_;                                             \
+            if (DRYDB__FAULT_TRY(jb_) == 0) {                                 \
                 drydb__fault_arm(&jb_);                                       \
                 __VA_ARGS__;                                                  \
                 drydb__fault_arm(NULL);                                       \

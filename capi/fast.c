@@ -121,10 +121,9 @@ static void install_guard(void) {
     sigaction(SIGSEGV, &sa, &old_segv);
 }
 
-/* fault_try(jb) is sigsetjmp's 0 on the way in and 1 after a fault; only
- * ever the whole controlling expression of an if (C's rule for setjmp). */
-typedef sigjmp_buf fault_buf;
-#define fault_try(jb) sigsetjmp(jb, 0)
+/* fault_try(jb): DRYDB__FAULT_TRY (fast.h). */
+typedef drydb__fault_buf fault_buf;
+#define fault_try(jb) DRYDB__FAULT_TRY(jb)
 #define fault_arm(jb) (fault_jmp = &(jb))
 #define fault_disarm() (fault_jmp = NULL)
 #else
@@ -134,8 +133,8 @@ typedef sigjmp_buf fault_buf;
  * is compiled out (no signals, no sigsetjmp). An in-page error of a file on
  * a failing network share would end the process, as any such read would. */
 static void install_guard(void) {}
-typedef int fault_buf;
-#define fault_try(jb) ((void)(jb), 0)
+typedef drydb__fault_buf fault_buf;
+#define fault_try(jb) DRYDB__FAULT_TRY(jb)
 #define fault_arm(jb) ((void)0)
 #define fault_disarm() ((void)0)
 #endif
@@ -269,7 +268,11 @@ DRYDB__HIDDEN void drydb__fast_release(struct drydb__ft *ft, int s) {
     atomic_fetch_sub_explicit(&ft->active[s].n, 1, memory_order_release);
 }
 
-DRYDB__HIDDEN void drydb__fault_arm(sigjmp_buf *jb) { fault_jmp = jb; }
+#ifndef _WIN32
+DRYDB__HIDDEN void drydb__fault_arm(drydb__fault_buf *jb) { fault_jmp = jb; }
+#else
+DRYDB__HIDDEN void drydb__fault_arm(drydb__fault_buf *jb) { (void)jb; }
+#endif
 
 /* ---- reading pages (the layout is docs/FORMAT.md's) ---- */
 

@@ -5,6 +5,18 @@
 #include <stddef.h>
 #include <setjmp.h>
 
+/* The fault guard's jump buffer, and DRYDB__FAULT_TRY(jb): sigsetjmp's 0 on
+ * the way in and 1 after a fault (only ever the whole controlling
+ * expression of an if, C's rule for setjmp). Windows has no guard (a mapped
+ * file cannot be truncated there: fast.c says why): the try is always 0. */
+#ifndef _WIN32
+typedef sigjmp_buf drydb__fault_buf;
+#define DRYDB__FAULT_TRY(jb) sigsetjmp(jb, 0)
+#else
+typedef int drydb__fault_buf;
+#define DRYDB__FAULT_TRY(jb) ((void)(jb), 0)
+#endif
+
 /* Bit layout of handles (handles.go takes its constants from here). */
 #define DRYDB__H_MAGIC       0xDull /* bits 60..63 */
 #define DRYDB__H_SLOT_SHIFT  4      /* slot index in bits 4..31 */
@@ -70,7 +82,7 @@ void drydb__fast_close(struct drydb__ft *ft);
  * errors included). */
 struct drydb__ft *drydb__fast_hold(uint64_t h, int *stripe);
 void drydb__fast_release(struct drydb__ft *ft, int stripe);
-void drydb__fault_arm(sigjmp_buf *jb);
+void drydb__fault_arm(drydb__fault_buf *jb);
 int drydb__fast_get(const struct drydb__ft *ft, const uint8_t *key, size_t klen, const uint8_t **val,
                     size_t *vlen);
 int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const size_t *klens,
