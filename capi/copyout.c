@@ -24,7 +24,11 @@
 #include "cdefs.h"
 #include "fast.h"
 
+#ifdef _WIN32
+#define EXPORT __declspec(dllexport)
+#else
 #define EXPORT __attribute__((visibility("default")))
+#endif
 #define FALLBACK (-1)
 
 /* The Go half (copyout.go): cgo exports, handles as integers. */
