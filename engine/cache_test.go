@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unsafe"
 
 	"github.com/drydb/drydb/engine/keyenc"
@@ -318,5 +322,56 @@ func TestCacheEvictFailedSlotKeepsPage(t *testing.T) {
 	w.Release()
 	if got != home || db.CacheStats().Misses != misses {
 		t.Fatalf("the page was decoded again (misses %d -> %d)", misses, db.CacheStats().Misses)
+	}
+}
+
+// A fault while a block is decoded into the cache (the file truncated
+// underneath) is an error for that read and for the next read of the same
+// block: the slot is settled, not left loading (a second read used to wait
+// forever).
+func TestCacheFaultWhileDecodingSettles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "z.drydb")
+	b, _ := NewBuilder(&BuilderOptions{PageSize: 65536})
+	tb, _ := b.Table("z", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}, Compression: Compression{Kind: CompressZstd}})
+	// one leaf block: the root, so a get goes straight to the decode
+	for i := int64(0); i < 100; i++ {
+		tb.Append(keyenc.EncodeInt64(i), []byte(fmt.Sprintf("value %d of the table", i)))
+	}
+	if _, err := b.BuildToFile(path); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tbl, _ := db.Table("z")
+	if tbl.Depth() != 1 {
+		t.Fatalf("depth %d, want a single leaf", tbl.Depth())
+	}
+	if err := os.Truncate(path, 65536); err != nil { // the header page only
+		t.Fatal(err)
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	for i := 0; i < 2; i++ {
+		done := make(chan error, 1)
+		go func() { // recovering as the C API's exports do
+			defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+			defer func() {
+				if r := recover(); r != nil {
+					done <- faultError(r)
+				}
+			}()
+			_, err := tbl.Get(keyenc.EncodeInt64(99))
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("read %d: %v, want corrupt", i+1, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("read %d of a block that faulted while decoding hangs", i+1)
+		}
 	}
 }
