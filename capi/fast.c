@@ -74,6 +74,12 @@ struct drydb__ft {
     int kind;
     int nparts;
     uint8_t parts[DRYDB_MAX_PARTS];
+    /* compressed tables: the engine's page cache (cache_leaf); NULL else */
+    const uint8_t *cache_mem;
+    struct drydb__slot_words *cache_words;
+    const _Atomic uint64_t *cache_hints;
+    uint32_t hint_shift;
+    uint64_t cache_slots, cache_tag;
     struct drydb__ft *next_free;
     struct { _Atomic int64_t n; char pad[56]; } active[STRIPES];
 };
@@ -181,6 +187,12 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->kind = l->kind;
     ft->nparts = l->nparts < DRYDB_MAX_PARTS ? l->nparts : DRYDB_MAX_PARTS;
     memcpy(ft->parts, l->parts, sizeof ft->parts);
+    ft->cache_mem = l->cache_mem;
+    ft->cache_words = l->cache_words;
+    ft->cache_hints = (const _Atomic uint64_t *)l->cache_hints;
+    ft->hint_shift = l->hint_shift;
+    ft->cache_slots = l->cache_slots;
+    ft->cache_tag = l->cache_tag;
     ft->next_free = NULL;
     atomic_store(&ft->handle, handle);
     atomic_store(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], ft);
@@ -284,6 +296,7 @@ static inline uint64_t u64be(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); r
  * tree's region and sits at the level expected; else NULL (go to Go). */
 static inline const uint8_t *page(const struct drydb__ft *ft, uint64_t pg, unsigned level) {
     if (pg < ft->first || pg >= ft->last) return NULL;
+    if (level == 0 && ft->cache_mem != NULL) return NULL; /* a leaf block: cache_leaf */
     if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63)))) return NULL;
     const uint8_t *p = ft->data + (pg << ft->pshift);
     return p[DRYDB__PG_LEVEL] == level ? p : NULL;
@@ -462,9 +475,86 @@ static inline uint64_t slot_branch_child(const uint8_t *p, const uint8_t *key, s
     return u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
 }
 
-/* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. */
+/* ---- the page cache of compressed tables ----
+ *
+ * A compressed table's branch pages are plain pages of the file; its leaves
+ * are blocks that the engine decodes into its page cache (engine/cache.go).
+ * A get whose leaf is in the cache is answered here: cache_leaf takes the
+ * hit exactly as cache.get's lock-free path does (engine.CacheLayout states
+ * the protocol) and the value is copied into the thread's buffer before the
+ * pin is dropped, as the Go path does. A miss, an evicting slot or anything
+ * unusual goes to Go, which loads the block. */
+
+#define HIT_PIN (((uint64_t)1 << 32) | 1)
+
+/* cache_leaf returns the decoded leaf of the block at byte offset off,
+ * pinned (*held set: unpin with cache_unpin), or NULL (go to Go). */
+static const uint8_t *cache_leaf(const struct drydb__ft *ft, uint64_t off, struct drydb__slot_words **held) {
+    uint64_t tag = ft->cache_tag | off;
+    uint64_t h = tag * (uint64_t)DRYDB__HINT_MUL;
+    uint64_t g = (h >> ft->hint_shift) & ~(uint64_t)(DRYDB__HINT_WAYS - 1);
+    uint32_t fp = (uint32_t)(h >> 16) | 1;
+    for (int w = 0; w < DRYDB__HINT_WAYS; w++) {
+        uint64_t e = atomic_load(&ft->cache_hints[g + w]);
+        if ((uint32_t)e != fp) continue;
+        uint64_t j = (e >> 32) - 1;
+        if (j >= ft->cache_slots) continue;
+        struct drydb__slot_words *sw = &ft->cache_words[j];
+        _Atomic uint64_t *pin = (_Atomic uint64_t *)&sw->pin, *stag = (_Atomic uint64_t *)&sw->tag;
+        /* tag before the pin (a stale hint costs no atomic add) and after
+         * it: between the two the slot may have changed pages; pinned, it
+         * cannot */
+        if (atomic_load(stag) != tag) continue;
+        uint64_t v = atomic_fetch_add(pin, HIT_PIN) + HIT_PIN;
+        if ((int32_t)(uint32_t)v <= 0 || (v >> 63) != 0) { /* evicting, or hits about to wrap: Go's */
+            atomic_fetch_sub(pin, HIT_PIN);
+            return NULL;
+        }
+        if (atomic_load(stag) != tag) {
+            atomic_fetch_sub(pin, HIT_PIN);
+            continue;
+        }
+        _Atomic uint64_t *ref = (_Atomic uint64_t *)&sw->ref;
+        if (atomic_load_explicit(ref, memory_order_relaxed) == 0) atomic_store(ref, 1);
+        *held = sw;
+        return ft->cache_mem + (j << ft->pshift);
+    }
+    return NULL;
+}
+
+static inline void cache_unpin(struct drydb__slot_words *sw) {
+    atomic_fetch_sub((_Atomic uint64_t *)&sw->pin, 1);
+}
+
+/* leaf_value finds key in leaf p; DRYDB_OK (val set), DRYDB_NOTFOUND or
+ * FALLBACK. */
+static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
+                             const uint8_t **val, size_t *vlen) {
+    size_t n = u16le(p + DRYDB__PG_N);
+    if (ft->key8) {
+        int found;
+        size_t i = leaf8_find(p, n, u64be(key), &found);
+        if (!found) return DRYDB_NOTFOUND;
+        return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
+    }
+    size_t lo = slot_lower(p, key, klen, 0, 0);
+    if (lo >= n) return DRYDB_NOTFOUND;
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
+    size_t kl = u16le(e);
+    if (keycmp(e + DRYDB__LEAF_HDR, kl, key, klen) != 0) return DRYDB_NOTFOUND;
+    uint16_t vl = u16le(e + 2);
+    if (vl & DRYDB__OVERFLOW) return FALLBACK;
+    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
+    *vlen = vl;
+    return DRYDB_OK;
+}
+
+/* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. With
+ * copy set, a value found in a compressed table's cached leaf is copied
+ * into the thread's buffer (drydb_get's rule for compressed tables);
+ * without it such tables go to Go. */
 static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
-                  const uint8_t **val, size_t *vlen) {
+                  const uint8_t **val, size_t *vlen, int copy) {
     if (ft->depth == 0) return DRYDB_NOTFOUND;
     uint64_t ref = ft->root;
     if (ft->key8) {
@@ -476,31 +566,32 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
             size_t n = u16le(p + DRYDB__PG_N);
             ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * branch8_child(p, n, k));
         }
+    } else {
+        for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+            const uint8_t *p = page(ft, ref, lvl);
+            if (p == NULL) return FALLBACK;
+            ref = slot_branch_child(p, key, klen);
+        }
+    }
+    if (ft->cache_mem == NULL) {
         const uint8_t *p = page(ft, ref, 0);
-        if (p == NULL) return FALLBACK;
-        size_t n = u16le(p + DRYDB__PG_N);
-        int found;
-        size_t i = leaf8_find(p, n, k, &found);
-        if (!found) return DRYDB_NOTFOUND;
-        return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
+        return p == NULL ? FALLBACK : leaf_value(ft, p, key, klen, val, vlen);
     }
-    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
-        const uint8_t *p = page(ft, ref, lvl);
-        if (p == NULL) return FALLBACK;
-        ref = slot_branch_child(p, key, klen);
-    }
-    const uint8_t *p = page(ft, ref, 0);
+    struct drydb__slot_words *held;
+    const uint8_t *p = copy ? cache_leaf(ft, ref, &held) : NULL;
     if (p == NULL) return FALLBACK;
-    size_t n = u16le(p + DRYDB__PG_N), lo = slot_lower(p, key, klen, 0, 0);
-    if (lo >= n) return DRYDB_NOTFOUND;
-    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
-    size_t kl = u16le(e);
-    if (keycmp(e + DRYDB__LEAF_HDR, kl, key, klen) != 0) return DRYDB_NOTFOUND;
-    uint16_t vl = u16le(e + 2);
-    if (vl & DRYDB__OVERFLOW) return FALLBACK;
-    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
-    *vlen = vl;
-    return DRYDB_OK;
+    int rc = leaf_value(ft, p, key, klen, val, vlen);
+    if (rc == DRYDB_OK && *vlen > 0) {
+        uint8_t *b = drydb__tls_reserve(*vlen);
+        if (b == NULL) {
+            rc = FALLBACK; /* Go reports it */
+        } else {
+            memcpy(b, *val, *vlen);
+            *val = b;
+        }
+    }
+    cache_unpin(held);
+    return rc;
 }
 
 /* utf8_valid is Go's utf8.Valid (keyenc's rule for string keys): no
@@ -628,7 +719,7 @@ DRYDB__HIDDEN int drydb__fast_get(const struct drydb__ft *ft, const uint8_t *key
                                   const uint8_t **val, size_t *vlen) {
     if ((key == NULL && klen != 0) || klen > DRYDB_MAX_LEN || val == NULL || vlen == NULL || !key_ok(ft, key, klen))
         return FALLBACK;
-    return lookup(ft, key ? key : drydb__empty, klen, val, vlen);
+    return lookup(ft, key ? key : drydb__empty, klen, val, vlen, 1);
 }
 
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
@@ -649,7 +740,7 @@ static int many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const
     for (size_t i = 0; i < n; i++) {
         size_t kl = klens[i];
         if (kl > DRYDB_MAX_LEN || !key_ok(ft, k, kl)) return FALLBACK;
-        int r = lookup(ft, k, kl, &vals[i], &vlens[i]);
+        int r = lookup(ft, k, kl, &vals[i], &vlens[i], 0);
         if (r == FALLBACK) return FALLBACK;
         if (r == DRYDB_NOTFOUND) {
             vals[i] = NULL;
