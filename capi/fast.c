@@ -526,6 +526,28 @@ static inline void cache_unpin(struct drydb__slot_words *sw) {
     atomic_fetch_sub((_Atomic uint64_t *)&sw->pin, 1);
 }
 
+/* leaf_hold returns the leaf at ref for reading: a checked page of the
+ * file, or a compressed table's decoded leaf in the cache, pinned (*held:
+ * leaf_drop it); NULL to go to Go. */
+static inline const uint8_t *leaf_hold(const struct drydb__ft *ft, uint64_t ref, struct drydb__slot_words **held) {
+    *held = NULL;
+    return ft->cache_mem != NULL ? cache_leaf(ft, ref, held) : page(ft, ref, 0);
+}
+
+static inline void leaf_drop(struct drydb__slot_words *held) {
+    if (held != NULL) cache_unpin(held);
+}
+
+/* A branch's entry i: its child and the rows before it in the branch. */
+static inline uint64_t branch_child(const struct drydb__ft *ft, const uint8_t *p, size_t n, size_t i) {
+    return ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i) : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
+}
+
+static inline uint64_t branch_before(const struct drydb__ft *ft, const uint8_t *p, size_t n, size_t i) {
+    return ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 16 * n + 8 * i)
+                    : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i) + 8);
+}
+
 /* leaf_value finds key in leaf p; DRYDB_OK (val set), DRYDB_NOTFOUND or
  * FALLBACK. */
 static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
@@ -782,21 +804,58 @@ static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uin
         *out = 0;
         return DRYDB_OK;
     }
-    if (!ft->key8 || klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
-    uint64_t k = u64be(key), row = 0, ref = ft->root;
+    if (ft->key8 && klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
+    uint64_t k = ft->key8 ? u64be(key) : 0, row = 0, ref = ft->root;
     for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
         const uint8_t *p = page(ft, ref, lvl);
         if (p == NULL) return FALLBACK;
         size_t n = u16le(p + DRYDB__PG_N);
-        size_t i = branch8_child(p, n, k);
-        row += u64le(p + DRYDB__PAGE_HDR + 16 * n + 8 * i);
-        ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i);
+        size_t i = ft->key8 ? branch8_child(p, n, k) : slot_lower(p, key, klen, 1, 1) - 1;
+        row += branch_before(ft, p, n, i);
+        ref = branch_child(ft, p, n, i);
     }
-    const uint8_t *p = page(ft, ref, 0);
+    struct drydb__slot_words *held;
+    const uint8_t *p = leaf_hold(ft, ref, &held);
     if (p == NULL) return FALLBACK;
-    size_t n = u16le(p + DRYDB__PG_N);
-    *out = row + leaf8_find(p, n, k, found);
+    size_t n = u16le(p + DRYDB__PG_N), i;
+    if (ft->key8) {
+        i = leaf8_find(p, n, k, found);
+    } else {
+        i = slot_lower(p, key, klen, 0, 0);
+        if (i < n) {
+            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+            *found = keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) == 0;
+        }
+    }
+    leaf_drop(held);
+    *out = row + i;
     return DRYDB_OK;
+}
+
+/* leaf_at_row holds the leaf with row r (the engine's tree.rowLeaf) and
+ * sets *first to its first row; NULL to go to Go. */
+static const uint8_t *leaf_at_row(const struct drydb__ft *ft, uint64_t r, uint64_t *first,
+                                  struct drydb__slot_words **held) {
+    uint64_t row = 0, ref = ft->root;
+    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+        const uint8_t *p = page(ft, ref, lvl);
+        if (p == NULL) return NULL;
+        size_t n = u16le(p + DRYDB__PG_N), lo = 1, hi = n;
+        while (lo < hi) { /* the last entry with no more rows before it than r - row */
+            size_t m = (lo + hi) >> 1;
+            if (branch_before(ft, p, n, m) <= r - row) lo = m + 1;
+            else hi = m;
+        }
+        row += branch_before(ft, p, n, lo - 1);
+        ref = branch_child(ft, p, n, lo - 1);
+    }
+    const uint8_t *p = leaf_hold(ft, ref, held);
+    if (p != NULL && r - row >= u16le(p + DRYDB__PG_N)) { /* counts that lie: Go reports them */
+        leaf_drop(*held);
+        return NULL;
+    }
+    *first = row;
+    return p;
 }
 
 /* bound_row: the first row inside a lower bound, or the first row past an
@@ -1096,6 +1155,75 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
     }
 }
 
+/* crange: range for a compressed table whose leaves are in the cache. The
+ * rows are found by rank (bound_row) and read by row (leaf_at_row), since
+ * leaf blocks carry no sibling links; the leaves stay pinned while keys and
+ * values are summed and then copied into the thread's buffer (drydb_range's
+ * rule for compressed tables), so a batch may span at most CR_LEAVES
+ * leaves: a longer one, an overflow value or a miss goes to Go. */
+enum { CR_LEAVES = 16 };
+
+static int crange(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                  size_t hilen, int hikind, int back, size_t max, const uint8_t **keys, size_t *klens,
+                  const uint8_t **vals, size_t *vlens, size_t *n) {
+    *n = 0;
+    if (ft->depth == 0 || max == 0) return DRYDB_OK;
+    uint64_t a, b;
+    if (lokind != DRYDB_UNBOUNDED && lo == NULL) lo = drydb__empty;
+    if (hikind != DRYDB_UNBOUNDED && hi == NULL) hi = drydb__empty;
+    if (bound_row(ft, lo, lolen, lokind, 0, &a) != DRYDB_OK || bound_row(ft, hi, hilen, hikind, 1, &b) != DRYDB_OK)
+        return FALLBACK;
+    if (b <= a) return DRYDB_OK;
+    uint64_t want = b - a < max ? b - a : max;
+    uint64_t first = back ? b - want : a, last = first + want; /* rows [first, last) */
+    struct drydb__slot_words *held[CR_LEAVES];
+    int nl = 0, rc = DRYDB_OK;
+    size_t bytes = 0;
+    /* pass 1: hold the leaves, point the answers into them, sum the sizes */
+    for (uint64_t r = first; r < last;) {
+        if (nl == CR_LEAVES) { rc = FALLBACK; goto out; }
+        uint64_t row;
+        const uint8_t *p = leaf_at_row(ft, r, &row, &held[nl]);
+        if (p == NULL) { rc = FALLBACK; goto out; }
+        nl++;
+        size_t cnt = u16le(p + DRYDB__PG_N);
+        uint64_t end = row + cnt < last ? row + cnt : last;
+        for (; r < end; r++) {
+            size_t j = (size_t)(back ? last - 1 - r : r - first), vl;
+            const uint8_t *v;
+            if (entry(ft, p, cnt, (size_t)(r - row), &keys[j], &klens[j], &v, &vl) != DRYDB_OK) {
+                rc = FALLBACK; /* an overflow value */
+                goto out;
+            }
+            bytes += klens[j];
+            if (vals != NULL) {
+                vals[j] = v;
+                vlens[j] = vl;
+                bytes += vl;
+            }
+        }
+    }
+    /* pass 2: copy them out of the cache before the pins go */
+    uint8_t *buf = drydb__tls_reserve(bytes);
+    if (buf == NULL) { rc = FALLBACK; goto out; } /* Go reports it */
+    for (size_t j = 0; j < (size_t)want; j++) {
+        if (klens[j]) {
+            memcpy(buf, keys[j], klens[j]);
+            keys[j] = buf;
+            buf += klens[j];
+        }
+        if (vals != NULL && vlens[j]) {
+            memcpy(buf, vals[j], vlens[j]);
+            vals[j] = buf;
+            buf += vlens[j];
+        }
+    }
+    *n = (size_t)want;
+out:
+    for (int l = 0; l < nl; l++) leaf_drop(held[l]);
+    return rc;
+}
+
 /* drydb_range's answer in C, as drydb__fast_get's. */
 DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
                                     const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
@@ -1105,6 +1233,9 @@ DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *l
         (flags & ~(uint32_t)DRYDB_REVERSE) != 0 || max > DRYDB__MAX_BATCH || !bound_ok(lo, lolen, lokind) ||
         !bound_ok(hi, hilen, hikind) || !bound_key_ok(ft, lo, lolen, lokind) || !bound_key_ok(ft, hi, hilen, hikind))
         return FALLBACK;
+    if (ft->cache_mem != NULL)
+        return crange(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys, klens,
+                      vals, vlens, n);
     return range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys, klens, vals,
                  vlens, n);
 }
