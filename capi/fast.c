@@ -6,13 +6,16 @@
  * root, depth, page region, page size and its bitmap of pages it has
  * already checked (checksum + structure). This file searches that tree in
  * place, reading only pages whose bit is set, so it trusts exactly what the
- * engine's own accessors trust. Anything else (a page not yet checked, an
- * overflow value, a key the encoding refuses, a closed or unknown handle)
+ * engine's own accessors trust. A compressed table's branch pages are plain
+ * pages too, and its leaves, once decoded, sit in the engine's page cache,
+ * which C reads under the engine's pin protocol (cache_leaf). Anything else
+ * (a page not yet checked, a leaf not in the cache, an overflow value, a key
+ * the encoding refuses, a closed or unknown handle)
  * goes to the Go implementation (drydb__get_go, drydb__get_many_go), which
  * checks the page, sets its bit, reports errors and sets drydb_errmsg().
  * The answers are the same either way; only the cost differs.
  *
- * Lifetimes: a table handle of a plain table owns a struct drydb__ft,
+ * Lifetimes: a table handle owns a struct drydb__ft,
  * registered in a slot table indexed like the Go handle table. A reader
  * announces itself in one of several counters (striped by CPU so that
  * threads on different cores do not share a cache line), then checks the
