@@ -2,64 +2,12 @@ package drydb14
 
 import (
 	"bytes"
-	"encoding/hex"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
+
+	"github.com/drydb/drydb/internal/fixture14"
 )
-
-// fixtureDir holds the nine DryDB 1.4 files written by the Rust crate drydb 0.1.0+drydb1.4, each
-// with its .expected.json (provenance: tests/drydb14/fixtures/README.md).
-const fixtureDir = "../../tests/drydb14/fixtures"
-
-// Expected is the part of a fixture's .expected.json that the readers compare.
-type Expected struct {
-	Tables []struct {
-		Name    string
-		Primary struct {
-			Encoding string
-		} `json:"primary_index"`
-		Count   int
-		Rows    [][2]string
-		Indexes []struct {
-			Name     string
-			Encoding string
-			IsUnique bool `json:"is_unique"`
-			Count    int
-			Entries  [][]any
-		}
-	}
-}
-
-func fixtures(t testing.TB) []string {
-	fs, err := filepath.Glob(filepath.Join(fixtureDir, "*.drydb"))
-	if err != nil || len(fs) != 9 {
-		t.Fatalf("want the 9 fixtures in %s, got %d (%v)", fixtureDir, len(fs), err)
-	}
-	return fs
-}
-
-func loadExpected(t testing.TB, path string) *Expected {
-	b, err := os.ReadFile(strings.TrimSuffix(path, ".drydb") + ".expected.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var e Expected
-	if err := json.Unmarshal(b, &e); err != nil {
-		t.Fatal(err)
-	}
-	return &e
-}
-
-func unhex(t testing.TB, s string) []byte {
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // readAll parses data and reads every table.
 func readAll(data []byte) (*File, []*TableData, error) {
@@ -79,14 +27,27 @@ func readAll(data []byte) (*File, []*TableData, error) {
 	return f, tds, nil
 }
 
+func fixturePaths(t testing.TB) []string {
+	paths, err := fixture14.Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return paths
+}
+
+// TestFixtures reads every fixture and compares every row and index entry (with the primary key
+// worked out from its PageRef) with the fixture's .expected.json.
 func TestFixtures(t *testing.T) {
-	for _, path := range fixtures(t) {
+	for _, path := range fixturePaths(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			exp := loadExpected(t, path)
+			exp, err := fixture14.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
 			f, tds, err := readAll(data)
 			if err != nil {
 				t.Fatal(err)
@@ -100,8 +61,8 @@ func TestFixtures(t *testing.T) {
 					t.Fatalf("table %d: %q %s %d rows, want %q %s %d", ti, tb.Name, tb.Primary.Enc.ID, len(td.Rows), et.Name, et.Primary.Encoding, et.Count)
 				}
 				for i, r := range et.Rows {
-					if !bytes.Equal(td.Rows[i].Key, unhex(t, r[0])) || !bytes.Equal(td.Rows[i].Value, unhex(t, r[1])) {
-						t.Fatalf("table %q row %d: %x=%.40x, want %s=%.40s", tb.Name, i, td.Rows[i].Key, td.Rows[i].Value, r[0], r[1])
+					if !bytes.Equal(td.Rows[i].Key, r[0]) || !bytes.Equal(td.Rows[i].Value, r[1]) {
+						t.Fatalf("table %q row %d: %x=%.40x, want %x=%.40x", tb.Name, i, td.Rows[i].Key, td.Rows[i].Value, r[0], r[1])
 					}
 				}
 				if len(tb.Indexes) != len(et.Indexes) {
@@ -112,10 +73,14 @@ func TestFixtures(t *testing.T) {
 					if ix.Name != ex.Name || ix.Enc.ID != ex.Encoding || ix.Unique != ex.IsUnique || len(es) != ex.Count || len(ex.Entries) != ex.Count {
 						t.Fatalf("index %d: %q %s unique=%v %d entries, want %q %s %v %d", xi, ix.Name, ix.Enc.ID, ix.Unique, len(es), ex.Name, ex.Encoding, ex.IsUnique, ex.Count)
 					}
-					for i, e := range ex.Entries {
+					for i := range ex.Entries {
+						e, err := ex.Entry(i)
+						if err != nil {
+							t.Fatal(err)
+						}
 						row := td.Rows[es[i].Row]
-						if !bytes.Equal(es[i].Key, unhex(t, e[0].(string))) || !bytes.Equal(row.Value, unhex(t, e[2].(string))) || !bytes.Equal(row.Key, unhex(t, e[3].(string))) {
-							t.Fatalf("index %q entry %d: %x -> pk %x value %.40x, want %v", ix.Name, i, es[i].Key, row.Key, row.Value, e[:4])
+						if !bytes.Equal(es[i].Key, e.Key) || !bytes.Equal(row.Value, e.Value) || !bytes.Equal(row.Key, e.PK) {
+							t.Fatalf("index %q entry %d: %x -> pk %x value %.40x, want %x -> %x %.40x", ix.Name, i, es[i].Key, row.Key, row.Value, e.Key, e.PK, e.Value)
 						}
 					}
 				}
