@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drydb/drydb/internal/fixture14"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -141,27 +142,16 @@ func TestHostileRandom(t *testing.T) {
 		}
 		var failed, ok int
 		for i := 0; i < n; i++ {
-			b := bytes.Clone(data)
-			switch i % 3 {
-			case 0:
-				b = b[:rng.IntN(len(b))]
-			case 1:
-				for j := 0; j < 1+rng.IntN(4); j++ {
-					b[rng.IntN(len(b))] ^= 1 << rng.IntN(8)
-				}
-			case 2: // a random 32-bit value over a structural-looking spot: page prefixes, directory
-				o := rng.IntN(len(b) - 4)
-				binary.LittleEndian.PutUint32(b[o:], rng.Uint32()>>rng.IntN(32))
-			}
+			b, edit := fixture14.Mutate(data, rng)
 			start := time.Now()
 			_, _, err := readAll(b)
 			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("%s edit %d: %v", filepath.Base(path), i, d)
+				t.Errorf("%s, %s: %v", filepath.Base(path), edit, d)
 			}
 			if err == nil {
 				ok++
 			} else if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) {
-				t.Fatalf("%s edit %d: unclassified error %v", filepath.Base(path), i, err)
+				t.Fatalf("%s, %s: unclassified error %v", filepath.Base(path), edit, err)
 			} else {
 				failed++
 			}
