@@ -174,3 +174,29 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// TestCSharpVariants: what DryDB's C# builder writes differently from the Rust crate that made
+// the fixtures (LAYOUT-1.4.md) is read too.
+func TestCSharpVariants(t *testing.T) {
+	tiny := fixture(t, "tiny_p4096.drydb")
+	for _, tc := range []struct {
+		name    string
+		edit    func([]byte) []byte
+		entries int
+	}{
+		// An empty tree has root -1 and no page (the crate writes an empty leaf).
+		{"index root -1", put64(71, ^uint64(0)), 0},
+		// A non-unique index digest over index key ‖ rid: "a" ‖ rid 1 -> 0x6101000000000000.
+		{"digest of the composite key", put64(198, 0x6101000000000000), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, tds, err := readAll(tc.edit(bytes.Clone(tiny)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tds[0].Rows) != 4 || len(tds[0].Indexes[0]) != tc.entries {
+				t.Fatalf("%d rows, %d index entries", len(tds[0].Rows), len(tds[0].Indexes[0]))
+			}
+		})
+	}
+}
