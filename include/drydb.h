@@ -279,6 +279,13 @@ DRYDB_API int drydb_open(const char *path, uint32_t flags, int64_t cache_bytes,
 
 /* Open a database image held in memory. The library does not copy it: the
  * caller keeps `data` alive and unmodified until drydb_close() returns. */
+/* DryDB 1.4 files (the C# DryDB's format, first bytes "DRY\0" 01 04) open
+ * through drydb_open and drydb_open_memory too: read and checked whole, and
+ * translated into an image the library owns (values valid until
+ * drydb_close, as for an uncompressed native table; drydb_open_memory's data
+ * may be freed once it returns). Open costs a pass over the file and about
+ * its native size in memory: docs/DRYDB14.md. Other DryDB versions give
+ * DRYDB_VERSION. */
 DRYDB_API int drydb_open_memory(const void *data, size_t len, uint32_t flags,
                                 int64_t cache_bytes, drydb_db **out);
 
