@@ -66,6 +66,12 @@ func Open(path string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("drydb: %w", err)
 	}
 	defer fl.Close() // the mapping outlives the file
+	return openFile(fl, path, opts)
+}
+
+// openFile is Open of a file already open (Live keeps it, to tell whether
+// the path still names it).
+func openFile(fl *osfile.File, path string, opts *Options) (*DB, error) {
 	size := fl.Size
 	if size < int64(f.MinPageSize+f.FooterSize) {
 		return nil, corruptAt(0, "file of %d bytes is too short to be a drydb file", size)
