@@ -43,6 +43,7 @@
  *     buffer: valid until the cursor moves (any cursor call other than
  *     drydb_cursor_get/drydb_cursor_primary_key) or is closed.
  *   - Portable code assumes the shorter (compressed) rule everywhere.
+ *   - After drydb_refresh replaced the file: see "Live data" below.
  *   - A returned pointer for a zero-length datum is non-NULL but must not be
  *     read.
  *
