@@ -283,6 +283,18 @@ func (ref *tableRef) install(d *dbObj) {
 	if l.Key8 {
 		cl.key8 = 1
 	}
+	if c := l.Cache; c != nil {
+		// Compressed table: C takes cache hits itself. The cache's memory
+		// is outside the Go heap and lives until the version is released,
+		// after its fast paths are closed (refresh and close close them
+		// first).
+		cl.cache_mem = (*C.uint8_t)(c.Mem)
+		cl.cache_words = (*C.struct_drydb__slot_words)(c.Words)
+		cl.cache_hints = (*C.uint64_t)(c.Hints)
+		cl.hint_shift = C.uint32_t(c.HintShift)
+		cl.cache_slots = C.uint64_t(c.Slots)
+		cl.cache_tag = C.uint64_t(c.Tag)
+	}
 	cl.nparts = C.int(len(t.enc.Parts))
 	for i, k := range t.enc.Parts {
 		cl.parts[i] = C.uint8_t(k)

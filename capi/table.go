@@ -119,7 +119,8 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	}
 	r.tabs[n] = ref
 	r.kids[ref.handle] = ref.cleanup
-	// Plain table: drydb_get answers in C while its pages are checked.
+	// drydb_get answers in C while the pages on its way are checked (and,
+	// for a compressed table, while its leaf is in the cache).
 	ref.install(cur)
 	*out = C.uintptr_t(ref.handle)
 	return codeOK
