@@ -322,14 +322,22 @@ func (ref *tableRef) cleanup() {
 	}
 }
 
+// getRoot resolves a database handle without entering a version.
+func getRoot(h C.uintptr_t) (*dbRoot, C.int) {
+	o, code := lookup(uintptr(h), kindDB)
+	if code != codeOK {
+		return nil, handleErr(code, kindDB)
+	}
+	return o.(*dbRoot), codeOK
+}
+
 //export drydb_refresh
 func drydb_refresh(h C.uintptr_t, changed *C.int) (rc C.int) {
 	defer guard(&rc)
-	o, code := lookup(uintptr(h), kindDB)
-	if code != codeOK {
-		return handleErr(code, kindDB)
+	r, rc := getRoot(h)
+	if rc != codeOK {
+		return rc
 	}
-	r := o.(*dbRoot)
 	ch, err := r.refresh()
 	if changed != nil {
 		*changed = 0
@@ -343,11 +351,10 @@ func drydb_refresh(h C.uintptr_t, changed *C.int) (rc C.int) {
 //export drydb_refresh_every
 func drydb_refresh_every(h C.uintptr_t, ms C.int64_t) (rc C.int) {
 	defer guard(&rc)
-	o, code := lookup(uintptr(h), kindDB)
-	if code != codeOK {
-		return handleErr(code, kindDB)
+	r, rc := getRoot(h)
+	if rc != codeOK {
+		return rc
 	}
-	r := o.(*dbRoot)
 	if ms < 0 {
 		return failf(codeInvalid, "drydb_refresh_every: negative period %d ms", int64(ms))
 	}

@@ -710,9 +710,11 @@ static inline size_t drydb_key_append_ulid(uint8_t *dst, size_t cap, size_t pos,
  * rename over the path makes a new file; an unchanged file is left alone:
  * *changed = 0), checks its header, footer and catalog as drydb_open does,
  * and makes it the current version in one atomic step. It costs the open of
- * the new file (tens of microseconds, whatever its size) on the calling
- * thread; other threads are never blocked (a call that finds a table's
- * layout being replaced answers through the slower Go path instead).
+ * the new file on the calling thread (a few hundred microseconds for a
+ * million rows: bench/c/refresh.c); other threads are never blocked (a call
+ * that finds a table's layout being replaced answers through the slower Go
+ * path instead). Pages of the new file are checked on first touch, as after
+ * drydb_open.
  * A file that cannot be opened, is truncated or corrupt leaves the current
  * version in place: the code and drydb_errmsg() say why.
  *
