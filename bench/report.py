@@ -306,6 +306,8 @@ def write_md(res, path, ref, src, shapes_png):
           "|---|---|---|---|"]
     for (lang, st), (ver, cfg) in sorted(configs(res).items()):
         L.append("| %s | %s | %s | %s |" % (lang, st, ver.replace("|", "/"), cfg.replace("|", "/")))
+    # after the stores: beside "Rebuild by merge", without touching its lines
+    L += [""] + live_section(os.path.join(os.path.dirname(os.path.abspath(src)), "live.jsonl"))
     L += ["", "![chart: dense keys](bench.png)", "",
           "Harness sources: `bench/shapes.py` (the key shapes), `bench/c` (one program per store: `driver.c` + "
           "`store_<name>.c`), `bench/go` (drydb's engine package, bbolt and a sorted slice in one program), "
@@ -371,6 +373,30 @@ def update_readme(res, path):
 COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
           "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
           "rocksdb": "#9467bd", "bbolt": "#e377c2"}
+
+
+def live_section(path):
+    """Markdown lines for bench/out/live.jsonl (bench/c/refresh.c), if the run wrote it."""
+    try:
+        recs = [json.loads(l) for l in open(path) if l.startswith("{")]
+    except OSError:
+        return []
+    if not recs:
+        return []
+    L = ["## Live data: drydb_refresh", "",
+         "`bench/c/refresh.c`: %d rounds of renaming another file over the path and calling `drydb_refresh` "
+         "while one reader thread runs `drydb_get` on random keys. *refresh* is the time on the calling "
+         "thread (median, and the slowest round); *longest get* is the reader's slowest single get, first "
+         "as long without refreshes, then during them: on this shared 2-core machine both are set by "
+         "preemption, not by the refresh (readers never wait for it)." % recs[0]["rounds"], "",
+         "| rows | refresh, median | refresh, slowest | longest get, quiet | longest get, refreshing | gets |",
+         "|---:|---:|---:|---:|---:|---:|"]
+    for r in recs:
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            format(r["rows"], ","), fmt_ns(r["refresh_median_ns"]), fmt_ns(r["refresh_max_ns"]),
+            fmt_ns(r["get_max_quiet_ns"]), fmt_ns(r["get_max_refreshing_ns"]),
+            format(r["gets_quiet"] + r["gets_refreshing"], ",")))
+    return L + [""]
 
 
 def color_of(store):

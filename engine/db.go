@@ -68,6 +68,12 @@ func Open(path string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("drydb: %w", err)
 	}
 	defer fl.Close() // the mapping outlives the file
+	return openFile(fl, path, opts)
+}
+
+// openFile is Open of a file already open (Live keeps it, to tell whether
+// the path still names it).
+func openFile(fl *osfile.File, path string, opts *Options) (*DB, error) {
 	size := fl.Size
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%w: file of %d bytes does not fit the address space", ErrTooLarge, size)
