@@ -1,0 +1,103 @@
+package drydb14
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/drydb/drydb/engine/keyenc"
+)
+
+// TestWriteRefuses: what 1.4 cannot hold is refused with an error naming the
+// table (and index) and the reason, before anything is written.
+func TestWriteRefuses(t *testing.T) {
+	rows := func(kv ...[]byte) func(func(k, v []byte) error) error {
+		return func(yield func(k, v []byte) error) error {
+			for _, k := range kv {
+				if err := yield(k, []byte("v")); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	entries := func(keys ...string) func(func([]byte, uint64) error) error {
+		return func(yield func([]byte, uint64) error) error {
+			for i, k := range keys {
+				if err := yield([]byte(k), uint64(i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	str := keyenc.Encoding{Kind: keyenc.String}
+	for _, c := range []struct {
+		name   string
+		tables []Table
+		opts   Options
+		want   []string
+		unsup  bool
+	}{
+		{"composite key", []Table{{Name: "pairs", Key: keyenc.Encoding{Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.Int64, keyenc.String}}, Rows: rows()}},
+			Options{}, []string{`table "pairs"`, "composite keys"}, true},
+		{"float key", []Table{{Name: "f", Key: keyenc.Encoding{Kind: keyenc.Float64}, Rows: rows()}},
+			Options{}, []string{`table "f"`, "floating-point"}, true},
+		{"uint64 key", []Table{{Name: "u", Key: keyenc.Encoding{Kind: keyenc.Uint64}, Rows: rows()}},
+			Options{}, []string{`table "u"`, "2^63"}, true},
+		{"float index", []Table{{Name: "t", Key: str, Rows: rows(), Indexes: []Index{{Name: "by_f", Key: keyenc.Encoding{Kind: keyenc.Float64}, Entries: entries()}}}},
+			Options{}, []string{`table "t" index "by_f"`, "floating-point"}, true},
+		{"page size", []Table{{Name: "t", Key: str, Rows: rows()}},
+			Options{PageSize: 32}, []string{"page size 32"}, false},
+		{"key too long for the page", []Table{{Name: "t", Key: str, Rows: rows(bytes.Repeat([]byte("k"), 200))}},
+			Options{PageSize: 256}, []string{`table "t"`, "200 byte key", "two separators"}, false},
+		{"rows out of order", []Table{{Name: "t", Key: str, Rows: rows([]byte("b"), []byte("a"))}},
+			Options{}, []string{`table "t"`, "out of order"}, false},
+		{"unique index duplicate", []Table{{Name: "t", Key: str, Rows: rows([]byte("a"), []byte("b")),
+			Indexes: []Index{{Name: "u", Unique: true, Key: str, Entries: entries("x", "x")}}}},
+			Options{}, []string{`table "t" index "u"`, "key x twice"}, false},
+		{"entry names a missing row", []Table{{Name: "t", Key: str, Rows: rows([]byte("a")),
+			Indexes: []Index{{Name: "n", Key: str, Entries: entries("x", "y")}}}},
+			Options{}, []string{`index "n"`, "row 1 of a table of 1 rows"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fh, err := os.Create(filepath.Join(t.TempDir(), "out.drydb"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer fh.Close()
+			_, err = Write(fh, c.tables, &c.opts)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if errors.Is(err, ErrUnsupported) != c.unsup {
+				t.Errorf("errors.Is(ErrUnsupported) = %v", !c.unsup)
+			}
+		})
+	}
+}
+
+// TestKeyLayout pins the 1.4 form of drydb keys: i64 little-endian, uuidv7
+// in .NET Guid layout (the fixture README's test vector), the rest as is.
+func TestKeyLayout(t *testing.T) {
+	for _, c := range []struct{ typ, in, want string }{
+		{TypeI64, "7fffffffffffffff", "ffffffffffffffff"}, // -1
+		{TypeI64, "8000010000000000", "0000000000010000"}, // 2^40
+		{TypeUUIDv7, "01890a5dac96774bbcceb302099a8057", "5d0a890196ac4b77bcceb302099a8057"},
+		{TypeULID, "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"},
+		{TypeASCII, "ff00", "ff00"},
+	} {
+		got, err := appendKey(nil, c.typ, unhex(t, c.in))
+		if err != nil || string(got) != string(unhex(t, c.want)) {
+			t.Errorf("%s %s: %x, %v; want %s", c.typ, c.in, got, err, c.want)
+		}
+	}
+}
