@@ -5,8 +5,8 @@ package drydb14
 // of upstream DryDB's TreeBuilder: the same packing arithmetic, blob rule,
 // write order and layout choice, so an unfiltered file is byte-identical to
 // the one drydb-rs writes from the same rows (the fixtures under
-// shared/fixtures/drydb-1.4 check this). The layout is described in
-// docs/DRYDB14.md and the fixtures' LAYOUT-1.4.md.
+// tests/drydb14/fixtures check this). The layout is drawn in layout.go and
+// described in tests/drydb14/fixtures/LAYOUT-1.4.md.
 //
 // Input comes in drydb's own key encodings, already sorted (a native table
 // is); the writer translates each key to the 1.4 byte layout (i64
@@ -27,43 +27,14 @@ import (
 	"github.com/drydb/drydb/engine/keyenc"
 )
 
-// 1.4 layout constants
+// 1.4 layout constants (the writer's own; the rest are in layout.go)
 const (
-	magic           = "DRY\x00"
-	majorVersion    = 1
-	minorVersion    = 4
-	headerLen       = 26
-	hdrPageCountOff = 14 // i32, back-patched
-	prefixLen       = 28 // page_length i32, kind|flags i32, entry_count i32, left i64, right i64
-	rightSiblingOff = 20
-	kindInternal    = 1
-	flagEytzinger   = 0x200
-	flagCompactMeta = 0x400
-	flagOmittedKeys = 0x800
-	// A compact leaf offset with this bit set holds an i64 blob ordinal.
-	compactBlobBit = 0x8000
-	// A classic leaf value length of 0xFFFF means an i64 blob ordinal; values
-	// this long or longer always go to a blob page.
-	blobSentinel = 0xFFFF
-	// Compact metadata has 15-bit offsets: pages above this use classic.
-	maxCompactPageSize = 0x7FFF
-	valueKindRaw       = 0
-	valueKindPageRef   = 2
-	pageRefLen         = 16 // page i64, start i32, length i32
-	ridLen             = 4  // the i32 LE record id after a non-unique index key
-	zstdFilterID       = "DryDB.ZstdCompression"
-	// The smallest page upstream's builder accepts.
-	MinPageSize     = prefixLen + 32
+	// The page size bounds are the reader's (layout.go), so that drydb reads
+	// whatever it writes; drydb-rs's builder takes 60 bytes and up.
+	MinPageSize     = minPageSize
+	MaxPageSize     = maxPageSize
 	DefaultPageSize = 4096
 	noPage          = -1
-)
-
-// Key type ids of 1.4.
-const (
-	TypeI64    = "i64"
-	TypeASCII  = "ascii"
-	TypeUUIDv7 = "uuidv7"
-	TypeULID   = "ulid"
 )
 
 // ErrUnsupported is wrapped by the error for a table or index that 1.4
@@ -72,7 +43,7 @@ var ErrUnsupported = errors.New("drydb: not representable in DryDB 1.4")
 
 // Options configure Write. The zero value writes 4096-byte pages, no filter.
 type Options struct {
-	// PageSize is the 1.4 page size, MinPageSize to 2^31-1 (0 means 4096).
+	// PageSize is the 1.4 page size, MinPageSize to MaxPageSize (0 means 4096).
 	// Pages up to 32767 bytes use compact metadata, larger ones classic.
 	PageSize int
 	// Zstd compresses every page with the DryDB.ZstdCompression filter.
@@ -81,20 +52,20 @@ type Options struct {
 	Eytzinger bool
 }
 
-// Table is one table to write. Rows yields the rows in key order (drydb's
+// TableSource is one table to write. Rows yields the rows in key order (drydb's
 // order of Key's encoding); each Index's Entries yields (index key, row
 // number) in index key order, rows ascending within equal keys; row numbers
 // count Rows' rows from 0. Slices given to yield may be reused after it
 // returns.
-type Table struct {
+type TableSource struct {
 	Name    string
 	Key     keyenc.Encoding
 	Rows    func(yield func(key, val []byte) error) error
-	Indexes []Index
+	Indexes []IndexSource
 }
 
-// Index is a secondary index of a Table.
-type Index struct {
+// IndexSource is a secondary index of a TableSource.
+type IndexSource struct {
 	Name    string
 	Unique  bool
 	Key     keyenc.Encoding
@@ -107,65 +78,30 @@ type Report struct {
 	Pages int64
 }
 
-// KeyType returns the 1.4 key type that holds keys of encoding e, or an
-// error wrapping ErrUnsupported saying why there is none.
-func KeyType(e keyenc.Encoding) (string, error) {
+// KeyType returns the 1.4 key encoding that holds keys of drydb encoding e
+// (order-preserving: see Encoding.Native), or an error wrapping
+// ErrUnsupported saying why there is none.
+func KeyType(e keyenc.Encoding) (Encoding, error) {
+	id := ""
 	switch e.Kind {
 	case keyenc.Int64:
-		return TypeI64, nil
+		id = "i64"
 	case keyenc.Bytes, keyenc.String:
-		return TypeASCII, nil // 1.4's ascii keys are any bytes, compared bytewise
+		id = "ascii" // 1.4's ascii keys are any bytes, compared bytewise
 	case keyenc.UUID:
-		return TypeUUIDv7, nil
+		id = "uuidv7"
 	case keyenc.ULID:
-		return TypeULID, nil
+		id = "ulid"
 	case keyenc.Uint64:
-		return "", fmt.Errorf("%w: uint64 keys (1.4's only integer key is the signed i64, which would reorder keys of 2^63 and above)", ErrUnsupported)
+		return Encoding{}, fmt.Errorf("%w: uint64 keys (1.4's only integer key is the signed i64, which would reorder keys of 2^63 and above)", ErrUnsupported)
 	case keyenc.Float64:
-		return "", fmt.Errorf("%w: float64 keys (1.4 has no floating-point key type)", ErrUnsupported)
+		return Encoding{}, fmt.Errorf("%w: float64 keys (1.4 has no floating-point key type)", ErrUnsupported)
 	case keyenc.Composite:
-		return "", fmt.Errorf("%w: composite keys (1.4 keys are a single i64, ascii, uuidv7 or ulid)", ErrUnsupported)
+		return Encoding{}, fmt.Errorf("%w: composite keys (1.4 keys are a single i64, ascii, uuidv7 or ulid)", ErrUnsupported)
+	default:
+		return Encoding{}, fmt.Errorf("%w: key encoding %s", ErrUnsupported, e)
 	}
-	return "", fmt.Errorf("%w: key encoding %s", ErrUnsupported, e)
-}
-
-// appendKey appends the 1.4 form of a drydb key of the given type.
-func appendKey(dst []byte, typ string, key []byte) ([]byte, error) {
-	switch typ {
-	case TypeI64:
-		if len(key) != 8 {
-			return nil, fmt.Errorf("%w: int64 key of %d bytes", keyenc.ErrBadKey, len(key))
-		}
-		return binary.LittleEndian.AppendUint64(dst, binary.BigEndian.Uint64(key)^1<<63), nil
-	case TypeUUIDv7:
-		if len(key) != 16 {
-			return nil, fmt.Errorf("%w: uuid key of %d bytes", keyenc.ErrBadKey, len(key))
-		}
-		// .NET's Guid layout: the first three fields little-endian.
-		return append(dst, key[3], key[2], key[1], key[0], key[5], key[4], key[7], key[6],
-			key[8], key[9], key[10], key[11], key[12], key[13], key[14], key[15]), nil
-	case TypeULID:
-		if len(key) != 16 {
-			return nil, fmt.Errorf("%w: ulid key of %d bytes", keyenc.ErrBadKey, len(key))
-		}
-	}
-	return append(dst, key...), nil
-}
-
-// digest is the order-preserving 64-bit digest 1.4 stores per entry, of a
-// key in 1.4 layout. A non-unique index key (key ‖ rid) is digested by its
-// index key alone, as drydb-rs does.
-func digest(typ string, key []byte) uint64 {
-	switch typ {
-	case TypeI64:
-		return binary.LittleEndian.Uint64(key) ^ 1<<63
-	case TypeUUIDv7:
-		return uint64(binary.LittleEndian.Uint32(key))<<32 |
-			uint64(binary.LittleEndian.Uint16(key[4:]))<<16 | uint64(binary.LittleEndian.Uint16(key[6:]))
-	}
-	var b [8]byte
-	copy(b[:], key)
-	return binary.BigEndian.Uint64(b[:])
+	return EncodingOf(id)
 }
 
 // layout is one tree's page layout.
@@ -175,22 +111,22 @@ type layout struct{ eytzinger, compact, omitted bool }
 // 32767 bytes; key bytes omitted where the digest is the key (i64), never
 // with Eytzinger digests and never on a non-unique index (its rid would be
 // lost).
-func chooseLayout(ps int, eytzinger bool, typ string, allowOmit bool) layout {
-	compact := ps <= maxCompactPageSize
+func chooseLayout(ps int, eytzinger bool, enc Encoding, allowOmit bool) layout {
+	compact := ps <= compactMaxPage
 	return layout{eytzinger: eytzinger, compact: compact,
-		omitted: allowOmit && compact && !eytzinger && typ == TypeI64}
+		omitted: allowOmit && compact && !eytzinger && enc.exact}
 }
 
 func (l layout) flags() uint32 {
 	var f uint32
 	if l.eytzinger {
-		f |= flagEytzinger
+		f |= FlagEytzinger
 	}
 	if l.compact {
-		f |= flagCompactMeta
+		f |= FlagCompactMeta
 	}
 	if l.omitted {
-		f |= flagOmittedKeys
+		f |= FlagOmittedKeys
 	}
 	return f
 }
@@ -245,10 +181,10 @@ func checkKeyFits(ps int, l layout, keyLen int) error {
 		return fmt.Errorf("a %d byte key is longer than 1.4's 65535-byte key limit", keyLen)
 	}
 	k := l.storedKeyLen(keyLen)
-	if need := prefixLen + l.leafMeta(1) + l.digestArea(1) + k + 8; need > ps {
+	if need := PrefixSize + l.leafMeta(1) + l.digestArea(1) + k + 8; need > ps {
 		return fmt.Errorf("a %d byte key needs a leaf page of at least %d bytes, but the page size is %d", keyLen, need, ps)
 	}
-	if need := prefixLen + l.internalMeta(2) + l.digestArea(2) + 2*(k+8); need > ps {
+	if need := PrefixSize + l.internalMeta(2) + l.digestArea(2) + 2*(k+8); need > ps {
 		return fmt.Errorf("a %d byte key needs an internal page of at least %d bytes to hold two separators, but the page size is %d", keyLen, need, ps)
 	}
 	return nil
@@ -261,7 +197,7 @@ type pageRef struct {
 	start, size uint32
 }
 
-func (r pageRef) encode(b *[pageRefLen]byte) []byte {
+func (r pageRef) encode(b *[pageRefSize]byte) []byte {
 	binary.LittleEndian.PutUint64(b[0:], uint64(r.page))
 	binary.LittleEndian.PutUint32(b[8:], r.start)
 	binary.LittleEndian.PutUint32(b[12:], r.size)
@@ -307,7 +243,7 @@ func (s *sink) page(p []byte) error {
 	if s.zenc == nil {
 		return s.raw(p)
 	}
-	s.zbuf = s.zenc.EncodeAll(p[prefixLen:], append(s.zbuf[:0], p[:prefixLen]...))
+	s.zbuf = s.zenc.EncodeAll(p[PrefixSize:], append(s.zbuf[:0], p[:PrefixSize]...))
 	if len(s.zbuf) > math.MaxInt32 {
 		return fmt.Errorf("drydb: a compressed page of %d bytes exceeds 1.4's 32-bit page length", len(s.zbuf))
 	}
@@ -351,7 +287,7 @@ type treeWriter struct {
 	s       *sink
 	ps      int
 	lay     layout
-	typ     string
+	enc     Encoding
 	nonUniq bool
 	levels  []*level
 	scratch []byte
@@ -360,33 +296,33 @@ type treeWriter struct {
 	onRef func(pageRef)
 }
 
-func newTree(s *sink, ps int, lay layout, typ string, nonUniq bool, onRef func(pageRef)) *treeWriter {
-	return &treeWriter{s: s, ps: ps, lay: lay, typ: typ, nonUniq: nonUniq, onRef: onRef,
+func newTree(s *sink, ps int, lay layout, enc Encoding, nonUniq bool, onRef func(pageRef)) *treeWriter {
+	return &treeWriter{s: s, ps: ps, lay: lay, enc: enc, nonUniq: nonUniq, onRef: onRef,
 		levels: []*level{{prevOrd: noPage, prevOff: noPage}}}
 }
 
 func (t *treeWriter) digest(key []byte) uint64 {
 	if t.nonUniq {
-		key = key[:len(key)-ridLen]
+		key = key[:len(key)-ridSize]
 	}
-	return digest(t.typ, key)
+	return t.enc.digest(key)
 }
 
 func (t *treeWriter) inlineNeeds(storedKey, valLen int) int {
 	lv := t.levels[0]
 	n := len(lv.sizes) + 1
-	return prefixLen + t.lay.leafMeta(n) + t.lay.digestArea(n) + len(lv.payload) + storedKey + valLen
+	return PrefixSize + t.lay.leafMeta(n) + t.lay.digestArea(n) + len(lv.payload) + storedKey + valLen
 }
 
 // push appends one entry; keys arrive in order. The blob rule is upstream's:
 // a value that does not fit the leaf goes to a blob page if its 8-byte
 // ordinal fits; only when even that does not fit is the leaf written first.
 func (t *treeWriter) push(key, val []byte) error {
-	if len(val) > math.MaxInt32-prefixLen {
+	if len(val) > math.MaxInt32-PrefixSize {
 		return fmt.Errorf("a %d byte value exceeds 1.4's 32-bit page length", len(val))
 	}
 	sk := t.lay.storedKeyLen(len(key))
-	if min := prefixLen + t.lay.leafMeta(1) + t.lay.digestArea(1) + sk + 8; min > t.ps {
+	if min := PrefixSize + t.lay.leafMeta(1) + t.lay.digestArea(1) + sk + 8; min > t.ps {
 		return fmt.Errorf("a %d byte key needs a page of at least %d bytes, but the page size is %d", len(key), min, t.ps)
 	}
 	lv := t.levels[0]
@@ -407,7 +343,7 @@ func (t *treeWriter) push(key, val []byte) error {
 	}
 	// Classic metadata stores value lengths in 16 bits with 0xFFFF as the
 	// blob marker: longer values always go to a blob page (drydb-rs D6).
-	if len(val) >= blobSentinel {
+	if len(val) >= classicBlob {
 		blob = true
 	}
 	lv.digests = append(lv.digests, t.digest(key))
@@ -421,7 +357,7 @@ func (t *treeWriter) push(key, val []byte) error {
 		}
 		lv.payload = binary.LittleEndian.AppendUint64(lv.payload, uint64(ord))
 		lv.sizes = append(lv.sizes, [2]int{sk, 8})
-		lv.blobRefs = append(lv.blobRefs, pageRef{ord, prefixLen, uint32(len(val))})
+		lv.blobRefs = append(lv.blobRefs, pageRef{ord, PrefixSize, uint32(len(val))})
 	} else {
 		lv.payload = append(lv.payload, val...)
 		lv.sizes = append(lv.sizes, [2]int{sk, len(val)})
@@ -443,7 +379,7 @@ func putPrefix(p []byte, length int, kind uint32, n int, left, right int64) []by
 // siblings, the value after the prefix.
 func (t *treeWriter) blobPage(val []byte) (int64, error) {
 	ord, _ := t.s.nextPage()
-	p := putPrefix(t.scratch[:0], prefixLen+len(val), 0, 0, noPage, noPage)
+	p := putPrefix(t.scratch[:0], PrefixSize+len(val), 0, 0, noPage, noPage)
 	p = append(p, val...)
 	t.scratch = p
 	return ord, t.s.page(p)
@@ -458,7 +394,7 @@ func (t *treeWriter) rotate(i int, promote bool) error {
 	}
 	lv := t.levels[i]
 	if lv.prevOff != noPage {
-		t.s.patchAt(lv.prevOff+rightSiblingOff, binary.LittleEndian.AppendUint64(nil, uint64(ord)))
+		t.s.patchAt(lv.prevOff+offRight, binary.LittleEndian.AppendUint64(nil, uint64(ord)))
 	}
 	if promote {
 		if i+1 == len(t.levels) {
@@ -474,7 +410,7 @@ func (t *treeWriter) rotate(i int, promote bool) error {
 		}
 		sk := t.lay.storedKeyLen(len(sep))
 		n := len(pl.sizes) + 1
-		if prefixLen+t.lay.internalMeta(n)+t.lay.digestArea(n)+len(pl.payload)+sk+8 > t.ps {
+		if PrefixSize+t.lay.internalMeta(n)+t.lay.digestArea(n)+len(pl.payload)+sk+8 > t.ps {
 			if err := t.rotate(i+1, true); err != nil {
 				return err
 			}
@@ -503,7 +439,7 @@ func (t *treeWriter) flush(i int, ord int64) error {
 	if leaf {
 		meta = t.lay.leafMeta(n)
 	}
-	base := prefixLen + t.lay.digestArea(n) + meta
+	base := PrefixSize + t.lay.digestArea(n) + meta
 	plen := base + len(lv.payload)
 	if plen > t.ps {
 		return fmt.Errorf("drydb: internal error: built a %d byte page for a %d byte page size", plen, t.ps)
@@ -549,7 +485,7 @@ func (t *treeWriter) flush(i int, ord int64) error {
 			if leaf {
 				vl := uint16(sz[1])
 				if lv.blob[j] {
-					vl = blobSentinel
+					vl = classicBlob
 				}
 				p = binary.LittleEndian.AppendUint16(p, vl)
 			}
@@ -630,7 +566,7 @@ func (t *treeWriter) finish() (int64, error) {
 func Write(out interface {
 	io.Writer
 	io.WriterAt
-}, tables []Table, opts *Options) (*Report, error) {
+}, tables []TableSource, opts *Options) (*Report, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
@@ -638,8 +574,8 @@ func Write(out interface {
 	if o.PageSize == 0 {
 		o.PageSize = DefaultPageSize
 	}
-	if o.PageSize < MinPageSize || o.PageSize > math.MaxInt32 {
-		return nil, fmt.Errorf("drydb: 1.4 page size %d is outside %d to %d", o.PageSize, MinPageSize, math.MaxInt32)
+	if o.PageSize < MinPageSize || o.PageSize > MaxPageSize {
+		return nil, fmt.Errorf("drydb: 1.4 page size %d is outside %d to %d", o.PageSize, MinPageSize, MaxPageSize)
 	}
 	if len(tables) > math.MaxUint16 {
 		return nil, fmt.Errorf("drydb: %d tables; 1.4 holds at most 65535", len(tables))
@@ -649,13 +585,16 @@ func Write(out interface {
 		return nil, err
 	}
 	s := &sink{out: out, w: bufio.NewWriterSize(out, 1<<16)}
-	hdr := []byte(magic)
-	hdr = append(hdr, majorVersion, minorVersion)
+	hdr := []byte(Magic)
+	hdr = append(hdr, Major, Minor)
 	filters := 0
 	if o.Zstd {
 		filters = 1
+		// Single-segment frames always record their content size (others
+		// omit it below 256 bytes), which readers size the page by; drydb's
+		// reader requires it. Zero frames: an empty payload still gets a frame.
 		s.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
-			zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true))
+			zstd.WithEncoderCRC(false), zstd.WithZeroFrames(true), zstd.WithSingleSegment(true))
 		if err != nil {
 			return nil, err
 		}
@@ -666,8 +605,8 @@ func Write(out interface {
 	hdr = binary.LittleEndian.AppendUint16(hdr, uint16(len(tables)))
 	hdr = append(hdr, make([]byte, 12)...) // page count, directory position: patched
 	if o.Zstd {
-		hdr = append(hdr, byte(len(zstdFilterID)))
-		hdr = append(hdr, zstdFilterID...)
+		hdr = append(hdr, byte(len(ZstdFilter)))
+		hdr = append(hdr, ZstdFilter...)
 	}
 	if err := s.raw(hdr); err != nil {
 		return nil, writeErr(err)
@@ -694,7 +633,7 @@ func Write(out interface {
 		}
 	}
 	b = binary.LittleEndian.AppendUint32(b[:0], uint32(pages))
-	s.patchAt(hdrPageCountOff, binary.LittleEndian.AppendUint64(b, uint64(dirPos)))
+	s.patchAt(offPageCount, binary.LittleEndian.AppendUint64(b, uint64(dirPos)))
 	if err := s.w.Flush(); err != nil {
 		return nil, writeErr(err)
 	}
@@ -711,30 +650,30 @@ func writeErr(err error) error { return fmt.Errorf("drydb: writing a 1.4 file: %
 // tablePlan is a table with its key types resolved and the offsets of the
 // root fields to patch.
 type tablePlan struct {
-	t        *Table
-	typ      string
-	ixTyp    []string
+	t        *TableSource
+	enc      Encoding
+	ixEnc    []Encoding
 	rootOffs []int64 // primary, then each index
 }
 
-func plan(tables []Table) ([]*tablePlan, error) {
+func plan(tables []TableSource) ([]*tablePlan, error) {
 	plans := make([]*tablePlan, len(tables))
 	for i := range tables {
 		t := &tables[i]
 		p := &tablePlan{t: t}
 		var err error
-		if p.typ, err = KeyType(t.Key); err != nil {
+		if p.enc, err = KeyType(t.Key); err != nil {
 			return nil, fmt.Errorf("table %q: %w", t.Name, err)
 		}
 		if len(t.Indexes) > math.MaxUint16 {
 			return nil, fmt.Errorf("drydb: table %q has %d indexes; 1.4 holds at most 65535", t.Name, len(t.Indexes))
 		}
 		for _, ix := range t.Indexes {
-			typ, err := KeyType(ix.Key)
+			enc, err := KeyType(ix.Key)
 			if err != nil {
 				return nil, fmt.Errorf("table %q index %q: %w", t.Name, ix.Name, err)
 			}
-			p.ixTyp = append(p.ixTyp, typ)
+			p.ixEnc = append(p.ixEnc, enc)
 		}
 		plans[i] = p
 	}
@@ -751,14 +690,14 @@ func (p *tablePlan) descriptors(s *sink) error {
 	if err := s.raw(b); err != nil {
 		return err
 	}
-	if err := p.indexDescriptor(s, p.t.Name+"_pk", p.typ, true, valueKindRaw); err != nil {
+	if err := p.indexDescriptor(s, p.t.Name+"_pk", p.enc.ID, true, valueRaw); err != nil {
 		return err
 	}
 	if err := s.raw(binary.LittleEndian.AppendUint16(nil, uint16(len(p.t.Indexes)))); err != nil {
 		return err
 	}
 	for i, ix := range p.t.Indexes {
-		if err := p.indexDescriptor(s, ix.Name, p.ixTyp[i], ix.Unique, valueKindPageRef); err != nil {
+		if err := p.indexDescriptor(s, ix.Name, p.ixEnc[i].ID, ix.Unique, valuePageRef); err != nil {
 			return err
 		}
 	}
@@ -791,8 +730,8 @@ func (p *tablePlan) write(s *sink, o *Options) error {
 	if len(t.Indexes) > 0 {
 		onRef = func(r pageRef) { refs = append(refs, r) }
 	}
-	lay := chooseLayout(o.PageSize, o.Eytzinger, p.typ, true)
-	tw := newTree(s, o.PageSize, lay, p.typ, false, onRef)
+	lay := chooseLayout(o.PageSize, o.Eytzinger, p.enc, true)
+	tw := newTree(s, o.PageSize, lay, p.enc, false, onRef)
 	var k14, prev []byte
 	first := true
 	err := t.Rows(func(key, val []byte) error {
@@ -802,7 +741,7 @@ func (p *tablePlan) write(s *sink, o *Options) error {
 		first = false
 		prev = append(prev[:0], key...)
 		var err error
-		if k14, err = appendKey(k14[:0], p.typ, key); err != nil {
+		if k14, err = p.enc.FromNative(key); err != nil {
 			return err
 		}
 		if err := checkKeyFits(o.PageSize, lay, len(k14)); err != nil {
@@ -833,14 +772,14 @@ func (p *tablePlan) write(s *sink, o *Options) error {
 // … in primary-key order within the key), and its pages always keep their
 // key bytes (the digest covers the index key alone).
 func (p *tablePlan) writeIndex(s *sink, o *Options, i int, refs []pageRef) (int64, error) {
-	ix, typ := &p.t.Indexes[i], p.ixTyp[i]
-	lay := chooseLayout(o.PageSize, o.Eytzinger, typ, ix.Unique)
-	tw := newTree(s, o.PageSize, lay, typ, !ix.Unique, nil)
+	ix, enc := &p.t.Indexes[i], p.ixEnc[i]
+	lay := chooseLayout(o.PageSize, o.Eytzinger, enc, ix.Unique)
+	tw := newTree(s, o.PageSize, lay, enc, !ix.Unique, nil)
 	var k14, prev []byte
 	var prevRow uint64
 	var rid int64
 	first := true
-	var rb [pageRefLen]byte
+	var rb [pageRefSize]byte
 	err := ix.Entries(func(ikey []byte, row uint64) error {
 		if row >= uint64(len(refs)) {
 			return fmt.Errorf("%w: an entry names row %d of a table of %d rows", keyenc.ErrBadKey, row, len(refs))
@@ -862,7 +801,7 @@ func (p *tablePlan) writeIndex(s *sink, o *Options, i int, refs []pageRef) (int6
 		first = false
 		prev, prevRow = append(prev[:0], ikey...), row
 		var err error
-		if k14, err = appendKey(k14[:0], typ, ikey); err != nil {
+		if k14, err = enc.FromNative(ikey); err != nil {
 			return err
 		}
 		if !ix.Unique {

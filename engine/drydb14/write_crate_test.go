@@ -14,8 +14,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/drydb/drydb/internal/fixture14"
 )
 
 var crateCheck struct {
@@ -62,9 +65,9 @@ func crateChecker(t *testing.T) string {
 // crateDump is crate-check's output (the .expected.json shape; entries'
 // primary key field is null).
 type crateDump struct {
-	PageSize int        `json:"page_size"`
-	Filters  []string   `json:"filters"`
-	Tables   []expTable `json:"tables"`
+	PageSize int      `json:"page_size"`
+	Filters  []string `json:"filters"`
+	fixture14.Expected
 }
 
 func readByCrate(t *testing.T, bin, path string) *crateDump {
@@ -83,10 +86,19 @@ func readByCrate(t *testing.T, bin, path string) *crateDump {
 	return &d
 }
 
+// field is one JSON field in a comparable form.
+func field(t *testing.T, m json.RawMessage) string {
+	var v any
+	if err := json.Unmarshal(m, &v); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprint(v)
+}
+
 // compareTables checks what the crate read against what was expected:
 // tables in order, every row, every index entry (key, rid, value, and the
 // PageRef when the expectation has one).
-func compareTables(t *testing.T, got, want []expTable) {
+func compareTables(t *testing.T, got, want []fixture14.Table) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d tables, want %d", len(got), len(want))
@@ -100,8 +112,8 @@ func compareTables(t *testing.T, got, want []expTable) {
 			t.Fatalf("table %s: %d rows, want %d", w.Name, len(g.Rows), len(w.Rows))
 		}
 		for j := range w.Rows {
-			if g.Rows[j] != w.Rows[j] {
-				t.Fatalf("table %s row %d: %.40v, want %.40v", w.Name, j, g.Rows[j], w.Rows[j])
+			if !bytes.Equal(g.Rows[j][0], w.Rows[j][0]) || !bytes.Equal(g.Rows[j][1], w.Rows[j][1]) {
+				t.Fatalf("table %s row %d: %.40x, want %.40x", w.Name, j, g.Rows[j], w.Rows[j])
 			}
 		}
 		if len(g.Indexes) != len(w.Indexes) {
@@ -109,18 +121,16 @@ func compareTables(t *testing.T, got, want []expTable) {
 		}
 		for k, wi := range w.Indexes {
 			gi := g.Indexes[k]
-			if gi.Name != wi.Name || gi.Encoding != wi.Encoding || gi.Unique != wi.Unique || len(gi.Entries) != len(wi.Entries) {
+			if gi.Name != wi.Name || gi.Encoding != wi.Encoding || gi.IsUnique != wi.IsUnique || len(gi.Entries) != len(wi.Entries) {
 				t.Fatalf("table %s index %d: %s(%s, unique %v, %d entries), want %s(%s, unique %v, %d entries)", w.Name, k,
-					gi.Name, gi.Encoding, gi.Unique, len(gi.Entries), wi.Name, wi.Encoding, wi.Unique, len(wi.Entries))
+					gi.Name, gi.Encoding, gi.IsUnique, len(gi.Entries), wi.Name, wi.Encoding, wi.IsUnique, len(wi.Entries))
 			}
 			for j, we := range wi.Entries {
 				ge := gi.Entries[j]
-				same := fmt.Sprint(ge[:3]) == fmt.Sprint(we[:3])
-				if len(we) > 4 && we[4] != nil {
-					same = same && fmt.Sprint(ge[4]) == fmt.Sprint(we[4])
-				}
-				if !same {
-					t.Fatalf("table %s index %s entry %d: %.80v, want %.80v", w.Name, wi.Name, j, ge, we)
+				for _, f := range []int{0, 1, 2, 4} { // key, rid, value, PageRef
+					if f < len(we) && f < len(ge) && field(t, ge[f]) != field(t, we[f]) {
+						t.Fatalf("table %s index %s entry %d field %d: %.60s, want %.60s", w.Name, wi.Name, j, f, ge[f], we[f])
+					}
 				}
 			}
 		}
@@ -132,16 +142,18 @@ func compareTables(t *testing.T, got, want []expTable) {
 // must be the fixture's (a zstd file's frames differ, its decoded pages do
 // not).
 func TestCrateReadsFixtureRebuilds(t *testing.T) {
-	dir := fixtureDir(t)
 	bin := crateChecker(t)
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
+	paths, err := fixture14.Paths()
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range paths {
-		name := filepath.Base(p[:len(p)-len(".expected.json")])
+		name := strings.TrimSuffix(filepath.Base(p), ".drydb")
 		t.Run(name, func(t *testing.T) {
-			e := readExpected(t, p)
-			o := &Options{PageSize: e.Header.PageSize, Eytzinger: e.BuildOptions.Eytzinger, Zstd: e.BuildOptions.Filter != nil}
+			e := loadFixture(t, p)
+			o := buildOptions(t, p)
 			out := filepath.Join(t.TempDir(), name+".drydb")
-			writeFile(t, out, tables(fixtureTables(t, e)), o)
+			writeFile(t, out, sources(t, fixtureTables(t, e)), o)
 			d := readByCrate(t, bin, out)
 			if o.Zstd != (len(d.Filters) == 1) {
 				t.Fatalf("filters %v", d.Filters)
@@ -154,8 +166,8 @@ func TestCrateReadsFixtureRebuilds(t *testing.T) {
 // genTables makes tables of every key type: blobs (values of 70,000 bytes
 // and of about a page), 0-byte values, unique and non-unique indexes whose
 // runs span leaves, and an empty table with an index.
-func genTables() []*memTable {
-	i64 := &memTable{name: "items", typ: TypeI64}
+func genTables(t *testing.T) []*memTable {
+	i64 := &memTable{name: "items", enc: "i64"}
 	for _, v := range []int64{-1 << 63, -1<<63 + 1, -1e18, -65536, -257, -256, -1, 0, 1, 255, 256, 65535, 1 << 40, 1<<63 - 1} {
 		i64.rows = append(i64.rows, memRow{key: binary.BigEndian.AppendUint64(nil, uint64(v)^1<<63)})
 	}
@@ -176,9 +188,9 @@ func genTables() []*memTable {
 		}
 	}
 	// rows are in key order already (the keys above ascend)
-	byCode := memIndex{name: "by_code", unique: true, typ: TypeASCII}
-	byGroup := memIndex{name: "by_group", typ: TypeI64}
-	byTag := memIndex{name: "by_tag", typ: TypeASCII}
+	byCode := memIndex{name: "by_code", unique: true, enc: "ascii"}
+	byGroup := memIndex{name: "by_group", enc: "i64"}
+	byTag := memIndex{name: "by_tag", enc: "ascii"}
 	for i := range i64.rows {
 		byCode.entries = append(byCode.entries, memEntry{fmt.Appendf(nil, "c-%016x", uint64(i)*0x9e3779b97f4a7c15), uint64(i)})
 		byGroup.entries = append(byGroup.entries, memEntry{binary.BigEndian.AppendUint64(nil, uint64(i%4)^1<<63), uint64(i)})
@@ -186,7 +198,7 @@ func genTables() []*memTable {
 	}
 	i64.indexes = []memIndex{byCode, byGroup, byTag}
 
-	str := &memTable{name: "strings", typ: TypeASCII}
+	str := &memTable{name: "strings", enc: "ascii"}
 	for _, k := range []string{"", "a", "a\x00", "\x00", "\xff", "\xff\xff\xff\xff\xff\xff\xff\xff\xff", "naïve", "日本語", "😀"} {
 		str.rows = append(str.rows, memRow{[]byte(k), []byte("v:" + k)})
 	}
@@ -195,9 +207,9 @@ func genTables() []*memTable {
 	}
 	str.rows = append(str.rows, memRow{[]byte("long/" + string(bytes.Repeat([]byte("k"), 40))), bytes.Repeat([]byte("L"), 20000)})
 
-	uuids := &memTable{name: "uuids", typ: TypeUUIDv7}
-	ulids := &memTable{name: "ulids", typ: TypeULID}
-	byTS := memIndex{name: "by_ts", typ: TypeUUIDv7}
+	uuids := &memTable{name: "uuids", enc: "uuidv7"}
+	ulids := &memTable{name: "ulids", enc: "ulid"}
+	byTS := memIndex{name: "by_ts", enc: "uuidv7"}
 	for i := 0; i < 200; i++ {
 		var u [16]byte
 		binary.BigEndian.PutUint64(u[:], uint64(i)*0x0123456789abcdef^uint64(i%3)<<63)
@@ -215,32 +227,41 @@ func genTables() []*memTable {
 		byTS.entries = append(byTS.entries, memEntry{uuids.rows[i%7].key, uint64(i)})
 	}
 	// the index needs row numbers in key order: sort the rows first.
-	tables([]*memTable{uuids})
+	sources(t, []*memTable{uuids})
 	uuids.indexes = []memIndex{byTS}
 
-	empty := &memTable{name: "empty", typ: TypeI64, indexes: []memIndex{{name: "by_key", unique: true, typ: TypeULID}}}
+	empty := &memTable{name: "empty", enc: "i64", indexes: []memIndex{{name: "by_key", unique: true, enc: "ulid"}}}
 	return []*memTable{i64, str, uuids, ulids, empty}
 }
 
 // expectedOf is what the crate must read back from mts: keys in 1.4 layout,
 // rids counted per index key, values resolved.
-func expectedOf(t *testing.T, mts []*memTable) []expTable {
-	var out []expTable
+func expectedOf(t *testing.T, mts []*memTable) []fixture14.Table {
+	raw := func(v any) json.RawMessage {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	var out []fixture14.Table
 	for _, mt := range mts {
-		et := expTable{Name: mt.name, Rows: [][2]string{}}
-		et.Primary.Encoding = mt.typ
+		et := fixture14.Table{Name: mt.name, Rows: [][2]fixture14.Hex{}}
+		et.Primary.Encoding = mt.enc
+		enc := mustEnc(t, mt.enc)
 		for _, r := range mt.rows {
-			k, err := appendKey(nil, mt.typ, r.key)
+			k, err := enc.FromNative(r.key)
 			if err != nil {
 				t.Fatal(err)
 			}
-			et.Rows = append(et.Rows, [2]string{hex.EncodeToString(k), hex.EncodeToString(r.val)})
+			et.Rows = append(et.Rows, [2]fixture14.Hex{k, r.val})
 		}
 		for _, mi := range mt.indexes {
-			ei := expIndex{Name: mi.name, Encoding: mi.typ, Unique: mi.unique}
+			ei := fixture14.Index{Name: mi.name, Encoding: mi.enc, IsUnique: mi.unique}
+			ienc := mustEnc(t, mi.enc)
 			rid := 0
 			for j, e := range mi.entries {
-				k, err := appendKey(nil, mi.typ, e.key)
+				k, err := ienc.FromNative(e.key)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -251,9 +272,9 @@ func expectedOf(t *testing.T, mts []*memTable) []expTable {
 					} else {
 						rid = 0
 					}
-					ridv = float64(rid)
+					ridv = rid
 				}
-				ei.Entries = append(ei.Entries, []any{hex.EncodeToString(k), ridv, hex.EncodeToString(mt.rows[e.row].val)})
+				ei.Entries = append(ei.Entries, []json.RawMessage{raw(hex.EncodeToString(k)), raw(ridv), raw(hex.EncodeToString(mt.rows[e.row].val))})
 			}
 			et.Indexes = append(et.Indexes, ei)
 		}
@@ -262,21 +283,72 @@ func expectedOf(t *testing.T, mts []*memTable) []expTable {
 	return out
 }
 
+// writeMatrix is the options generated tables are written with: compact and
+// classic metadata, zstd, Eytzinger digests.
+var writeMatrix = []Options{
+	{PageSize: 256}, {PageSize: 4096}, {PageSize: 65536},
+	{PageSize: 256, Zstd: true}, {PageSize: 4096, Zstd: true}, {PageSize: 65536, Zstd: true},
+	{PageSize: 4096, Eytzinger: true}, {PageSize: 512, Eytzinger: true, Zstd: true},
+}
+
+func (o Options) String() string {
+	return fmt.Sprintf("p%d-zstd=%v-eytzinger=%v", o.PageSize, o.Zstd, o.Eytzinger)
+}
+
+// TestReaderReadsWrittenFiles: drydb's own 1.4 reader reads generated files
+// back as written (the crate test below checks the same files independently).
+func TestReaderReadsWrittenFiles(t *testing.T) {
+	mts := genTables(t)
+	ts := sources(t, mts)
+	for _, o := range writeMatrix {
+		t.Run(o.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "gen.drydb")
+			writeFile(t, out, ts, &o)
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, tds, err := readAll(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, mt := range mts {
+				enc := mustEnc(t, mt.enc)
+				if len(tds[i].Rows) != len(mt.rows) {
+					t.Fatalf("table %s: %d rows, want %d", mt.name, len(tds[i].Rows), len(mt.rows))
+				}
+				for j, r := range tds[i].Rows {
+					if !bytes.Equal(enc.AppendNative(nil, r.Key), mt.rows[j].key) || !bytes.Equal(r.Value, mt.rows[j].val) {
+						t.Fatalf("table %s row %d differs", mt.name, j)
+					}
+				}
+				for k, mi := range mt.indexes {
+					ienc := mustEnc(t, mi.enc)
+					for j, e := range tds[i].Indexes[k] {
+						if !bytes.Equal(ienc.AppendNative(nil, e.Key), mi.entries[j].key) || uint64(e.Row) != mi.entries[j].row {
+							t.Fatalf("table %s index %s entry %d differs", mt.name, mi.name, j)
+						}
+					}
+					if len(tds[i].Indexes[k]) != len(mi.entries) {
+						t.Fatalf("table %s index %s: %d entries, want %d", mt.name, mi.name, len(tds[i].Indexes[k]), len(mi.entries))
+					}
+				}
+			}
+		})
+	}
+}
+
 // TestCrateReadsWrittenFiles writes generated tables at page sizes 256, 4096
 // and 65536 (compact, and classic metadata), with and without zstd and
 // Eytzinger digests, and checks the crate reads back exactly the rows and
 // index entries written.
 func TestCrateReadsWrittenFiles(t *testing.T) {
 	bin := crateChecker(t)
-	mts := genTables()
-	ts := tables(mts) // sorts rows and entries into the order the crate returns
+	mts := genTables(t)
+	ts := sources(t, mts) // sorts rows and entries into the order the crate returns
 	want := expectedOf(t, mts)
-	for _, o := range []Options{
-		{PageSize: 256}, {PageSize: 4096}, {PageSize: 65536},
-		{PageSize: 256, Zstd: true}, {PageSize: 4096, Zstd: true}, {PageSize: 65536, Zstd: true},
-		{PageSize: 4096, Eytzinger: true}, {PageSize: 512, Eytzinger: true, Zstd: true},
-	} {
-		t.Run(fmt.Sprintf("p%d-zstd=%v-eytzinger=%v", o.PageSize, o.Zstd, o.Eytzinger), func(t *testing.T) {
+	for _, o := range writeMatrix {
+		t.Run(o.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "gen.drydb")
 			writeFile(t, out, ts, &o)
 			d := readByCrate(t, bin, out)

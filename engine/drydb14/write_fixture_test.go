@@ -2,101 +2,45 @@ package drydb14
 
 import (
 	"bytes"
-	"encoding/binary"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/drydb/drydb/engine/keyenc"
+	"github.com/drydb/drydb/internal/fixture14"
 )
 
-// fixtureDir holds the drydb-rs fixtures (shared/fixtures/drydb-1.4, next to
-// the repository); DRYDB14_FIXTURES overrides it.
-func fixtureDir(t *testing.T) string {
+// buildOptions reads how a fixture was built (its .expected.json's
+// build_options) as the writer's Options.
+func buildOptions(t *testing.T, path string) *Options {
 	t.Helper()
-	dir := os.Getenv("DRYDB14_FIXTURES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "fixtures", "drydb-1.4")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "tiny_p4096.expected.json")); err != nil {
-		t.Skipf("DryDB 1.4 fixtures not found in %s (set DRYDB14_FIXTURES): %v", dir, err)
-	}
-	return dir
-}
-
-// expected is the part of a fixture's .expected.json the writer's tests use;
-// crate-check dumps files in the same shape (tests/drydb14/rustcheck).
-type expected struct {
-	Header struct {
-		PageSize int `json:"page_size"`
-	} `json:"header"`
-	BuildOptions struct {
-		Eytzinger bool    `json:"eytzinger_digests"`
-		Filter    *string `json:"page_filter"`
-	} `json:"build_options"`
-	Tables []expTable `json:"tables"`
-}
-
-type expTable struct {
-	Name    string `json:"name"`
-	Primary struct {
-		Encoding string `json:"encoding"`
-	} `json:"primary_index"`
-	Rows    [][2]string `json:"rows"`
-	Indexes []expIndex  `json:"indexes"`
-}
-
-type expIndex struct {
-	Name     string `json:"name"`
-	Encoding string `json:"encoding"`
-	Unique   bool   `json:"is_unique"`
-	// [index_key_hex, rid|null, value_hex, primary_key_hex, ...]
-	Entries [][]any `json:"entries"`
-}
-
-func readExpected(t *testing.T, path string) *expected {
-	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := os.ReadFile(strings.TrimSuffix(path, ".drydb") + ".expected.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e expected
+	var e struct {
+		BuildOptions struct {
+			PageSize  int     `json:"page_size"`
+			Eytzinger bool    `json:"eytzinger_digests"`
+			Filter    *string `json:"page_filter"`
+		} `json:"build_options"`
+	}
 	if err := json.Unmarshal(b, &e); err != nil {
-		t.Fatalf("%s: %v", path, err)
+		t.Fatal(err)
 	}
-	return &e
+	return &Options{PageSize: e.BuildOptions.PageSize, Eytzinger: e.BuildOptions.Eytzinger, Zstd: e.BuildOptions.Filter != nil}
 }
 
-func unhex(t *testing.T, s string) []byte {
+func mustEnc(t *testing.T, id string) Encoding {
 	t.Helper()
-	b, err := hex.DecodeString(s)
+	e, err := EncodingOf(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
-}
-
-// encodingOf maps a 1.4 key type to the drydb encoding the writer takes.
-var encodingOf = map[string]keyenc.Encoding{
-	TypeI64: {Kind: keyenc.Int64}, TypeASCII: {Kind: keyenc.Bytes},
-	TypeUUIDv7: {Kind: keyenc.UUID}, TypeULID: {Kind: keyenc.ULID},
-}
-
-// fromKey14 turns a key in 1.4 layout into drydb's encoding (the inverse of
-// appendKey).
-func fromKey14(typ string, k []byte) []byte {
-	switch typ {
-	case TypeI64:
-		return binary.BigEndian.AppendUint64(nil, binary.LittleEndian.Uint64(k)^1<<63)
-	case TypeUUIDv7:
-		// the swap is its own inverse
-		b, _ := appendKey(nil, TypeUUIDv7, k)
-		return b
-	}
-	return k
+	return e
 }
 
 type memRow struct{ key, val []byte }
@@ -109,7 +53,7 @@ type memEntry struct {
 // memTable is a table held in memory in drydb's encodings, the writer's input.
 type memTable struct {
 	name    string
-	typ     string
+	enc     string // 1.4 encoding id
 	rows    []memRow
 	indexes []memIndex
 }
@@ -117,18 +61,21 @@ type memTable struct {
 type memIndex struct {
 	name    string
 	unique  bool
-	typ     string
+	enc     string
 	entries []memEntry
 }
 
-// tables turns memTables into the writer's input, sorting rows and entries
+// nativeOf is the drydb encoding the writer is given for a 1.4 encoding.
+func nativeOf(t *testing.T, id string) keyenc.Encoding { return mustEnc(t, id).Native(false) }
+
+// sources turns memTables into the writer's input, sorting rows and entries
 // into drydb order (the builder's job in production).
-func tables(mts []*memTable) []Table {
-	out := make([]Table, len(mts))
+func sources(t *testing.T, mts []*memTable) []TableSource {
+	out := make([]TableSource, len(mts))
 	for i, mt := range mts {
 		rows := mt.rows
 		sort.Slice(rows, func(a, b int) bool { return bytes.Compare(rows[a].key, rows[b].key) < 0 })
-		out[i] = Table{Name: mt.name, Key: encodingOf[mt.typ], Rows: func(yield func(k, v []byte) error) error {
+		out[i] = TableSource{Name: mt.name, Key: nativeOf(t, mt.enc), Rows: func(yield func(k, v []byte) error) error {
 			for _, r := range rows {
 				if err := yield(r.key, r.val); err != nil {
 					return err
@@ -144,7 +91,7 @@ func tables(mts []*memTable) []Table {
 				}
 				return es[a].row < es[b].row
 			})
-			out[i].Indexes = append(out[i].Indexes, Index{Name: mi.name, Unique: mi.unique, Key: encodingOf[mi.typ],
+			out[i].Indexes = append(out[i].Indexes, IndexSource{Name: mi.name, Unique: mi.unique, Key: nativeOf(t, mi.enc),
 				Entries: func(yield func(k []byte, row uint64) error) error {
 					for _, e := range es {
 						if err := yield(e.key, e.row); err != nil {
@@ -159,23 +106,29 @@ func tables(mts []*memTable) []Table {
 }
 
 // fixtureTables rebuilds a fixture's input from its .expected.json.
-func fixtureTables(t *testing.T, e *expected) []*memTable {
+func fixtureTables(t *testing.T, e *fixture14.Expected) []*memTable {
 	var mts []*memTable
 	for _, et := range e.Tables {
-		mt := &memTable{name: et.Name, typ: et.Primary.Encoding}
+		mt := &memTable{name: et.Name, enc: et.Primary.Encoding}
+		enc := mustEnc(t, mt.enc)
 		row := map[string]uint64{}
 		for i, r := range et.Rows {
-			mt.rows = append(mt.rows, memRow{fromKey14(mt.typ, unhex(t, r[0])), unhex(t, r[1])})
-			row[r[0]] = uint64(i)
+			mt.rows = append(mt.rows, memRow{enc.AppendNative(nil, r[0]), r[1]})
+			row[string(r[0])] = uint64(i)
 		}
 		for _, ei := range et.Indexes {
-			mi := memIndex{name: ei.Name, unique: ei.Unique, typ: ei.Encoding}
-			for _, en := range ei.Entries {
-				r, ok := row[en[3].(string)]
-				if !ok {
-					t.Fatalf("%s/%s: entry names an unknown row %v", et.Name, ei.Name, en[3])
+			mi := memIndex{name: ei.Name, unique: ei.IsUnique, enc: ei.Encoding}
+			ienc := mustEnc(t, mi.enc)
+			for j := range ei.Entries {
+				en, err := ei.Entry(j)
+				if err != nil {
+					t.Fatal(err)
 				}
-				mi.entries = append(mi.entries, memEntry{fromKey14(mi.typ, unhex(t, en[0].(string))), r})
+				r, ok := row[string(en.PK)]
+				if !ok {
+					t.Fatalf("%s/%s: entry %d names an unknown row %x", et.Name, ei.Name, j, en.PK)
+				}
+				mi.entries = append(mi.entries, memEntry{ienc.AppendNative(nil, en.Key), r})
 			}
 			mt.indexes = append(mt.indexes, mi)
 		}
@@ -184,7 +137,16 @@ func fixtureTables(t *testing.T, e *expected) []*memTable {
 	return mts
 }
 
-func writeFile(t *testing.T, path string, ts []Table, o *Options) {
+func loadFixture(t *testing.T, path string) *fixture14.Expected {
+	t.Helper()
+	e, err := fixture14.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func writeFile(t *testing.T, path string, ts []TableSource, o *Options) {
 	t.Helper()
 	fh, err := os.Create(path)
 	if err != nil {
@@ -198,35 +160,60 @@ func writeFile(t *testing.T, path string, ts []Table, o *Options) {
 
 // TestWriteMatchesFixtures rebuilds every fixture from its expected rows:
 // the unfiltered ones must come out byte for byte as drydb-rs wrote them
-// (same packing, blob rule, write order and layout). The zstd one differs in
-// its compressed frames only; the crate check compares its contents.
+// (same packing, blob rule, write order and layout), and every one must read
+// back through drydb's reader as the fixture does. The zstd one differs in
+// its compressed frames only.
 func TestWriteMatchesFixtures(t *testing.T) {
-	dir := fixtureDir(t)
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.expected.json"))
-	if len(paths) == 0 {
-		t.Fatal("no fixtures")
+	paths, err := fixture14.Paths()
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, p := range paths {
-		name := filepath.Base(p[:len(p)-len(".expected.json")])
+		name := strings.TrimSuffix(filepath.Base(p), ".drydb")
 		t.Run(name, func(t *testing.T) {
-			e := readExpected(t, p)
-			o := &Options{PageSize: e.Header.PageSize, Eytzinger: e.BuildOptions.Eytzinger, Zstd: e.BuildOptions.Filter != nil}
+			o := buildOptions(t, p)
 			out := filepath.Join(t.TempDir(), name+".drydb")
-			writeFile(t, out, tables(fixtureTables(t, e)), o)
+			writeFile(t, out, sources(t, fixtureTables(t, loadFixture(t, p))), o)
 			got, _ := os.ReadFile(out)
-			want, _ := os.ReadFile(filepath.Join(dir, name+".drydb"))
-			if o.Zstd {
-				if !bytes.Equal(got[:6], want[:6]) || len(got) == 0 {
-					t.Fatalf("header %x, want %x", got[:6], want[:6])
-				}
-				return
-			}
-			if !bytes.Equal(got, want) {
+			want, _ := os.ReadFile(p)
+			if !o.Zstd && !bytes.Equal(got, want) {
 				i := 0
 				for i < len(got) && i < len(want) && got[i] == want[i] {
 					i++
 				}
 				t.Fatalf("%d bytes, want %d; first difference at offset %d", len(got), len(want), i)
+			}
+			_, gotTables, err := readAll(got)
+			if err != nil {
+				t.Fatalf("drydb's reader: %v", err)
+			}
+			_, wantTables, err := readAll(want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(gotTables) != len(wantTables) {
+				t.Fatalf("%d tables, want %d", len(gotTables), len(wantTables))
+			}
+			for i := range wantTables {
+				g, w := gotTables[i], wantTables[i]
+				if len(g.Rows) != len(w.Rows) || len(g.Indexes) != len(w.Indexes) {
+					t.Fatalf("table %d: %d rows %d indexes, want %d, %d", i, len(g.Rows), len(g.Indexes), len(w.Rows), len(w.Indexes))
+				}
+				for j := range w.Rows {
+					if !bytes.Equal(g.Rows[j].Key, w.Rows[j].Key) || !bytes.Equal(g.Rows[j].Value, w.Rows[j].Value) {
+						t.Fatalf("table %d row %d differs", i, j)
+					}
+				}
+				for k := range w.Indexes {
+					if len(g.Indexes[k]) != len(w.Indexes[k]) {
+						t.Fatalf("table %d index %d: %d entries, want %d", i, k, len(g.Indexes[k]), len(w.Indexes[k]))
+					}
+					for j, we := range w.Indexes[k] {
+						if ge := g.Indexes[k][j]; !bytes.Equal(ge.Key, we.Key) || ge.Row != we.Row {
+							t.Fatalf("table %d index %d entry %d: %x row %d, want %x row %d", i, k, j, ge.Key, ge.Row, we.Key, we.Row)
+						}
+					}
+				}
 			}
 		})
 	}

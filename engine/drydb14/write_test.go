@@ -37,30 +37,30 @@ func TestWriteRefuses(t *testing.T) {
 	str := keyenc.Encoding{Kind: keyenc.String}
 	for _, c := range []struct {
 		name   string
-		tables []Table
+		tables []TableSource
 		opts   Options
 		want   []string
 		unsup  bool
 	}{
-		{"composite key", []Table{{Name: "pairs", Key: keyenc.Encoding{Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.Int64, keyenc.String}}, Rows: rows()}},
+		{"composite key", []TableSource{{Name: "pairs", Key: keyenc.Encoding{Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.Int64, keyenc.String}}, Rows: rows()}},
 			Options{}, []string{`table "pairs"`, "composite keys"}, true},
-		{"float key", []Table{{Name: "f", Key: keyenc.Encoding{Kind: keyenc.Float64}, Rows: rows()}},
+		{"float key", []TableSource{{Name: "f", Key: keyenc.Encoding{Kind: keyenc.Float64}, Rows: rows()}},
 			Options{}, []string{`table "f"`, "floating-point"}, true},
-		{"uint64 key", []Table{{Name: "u", Key: keyenc.Encoding{Kind: keyenc.Uint64}, Rows: rows()}},
+		{"uint64 key", []TableSource{{Name: "u", Key: keyenc.Encoding{Kind: keyenc.Uint64}, Rows: rows()}},
 			Options{}, []string{`table "u"`, "2^63"}, true},
-		{"float index", []Table{{Name: "t", Key: str, Rows: rows(), Indexes: []Index{{Name: "by_f", Key: keyenc.Encoding{Kind: keyenc.Float64}, Entries: entries()}}}},
+		{"float index", []TableSource{{Name: "t", Key: str, Rows: rows(), Indexes: []IndexSource{{Name: "by_f", Key: keyenc.Encoding{Kind: keyenc.Float64}, Entries: entries()}}}},
 			Options{}, []string{`table "t" index "by_f"`, "floating-point"}, true},
-		{"page size", []Table{{Name: "t", Key: str, Rows: rows()}},
+		{"page size", []TableSource{{Name: "t", Key: str, Rows: rows()}},
 			Options{PageSize: 32}, []string{"page size 32"}, false},
-		{"key too long for the page", []Table{{Name: "t", Key: str, Rows: rows(bytes.Repeat([]byte("k"), 200))}},
+		{"key too long for the page", []TableSource{{Name: "t", Key: str, Rows: rows(bytes.Repeat([]byte("k"), 200))}},
 			Options{PageSize: 256}, []string{`table "t"`, "200 byte key", "two separators"}, false},
-		{"rows out of order", []Table{{Name: "t", Key: str, Rows: rows([]byte("b"), []byte("a"))}},
+		{"rows out of order", []TableSource{{Name: "t", Key: str, Rows: rows([]byte("b"), []byte("a"))}},
 			Options{}, []string{`table "t"`, "out of order"}, false},
-		{"unique index duplicate", []Table{{Name: "t", Key: str, Rows: rows([]byte("a"), []byte("b")),
-			Indexes: []Index{{Name: "u", Unique: true, Key: str, Entries: entries("x", "x")}}}},
+		{"unique index duplicate", []TableSource{{Name: "t", Key: str, Rows: rows([]byte("a"), []byte("b")),
+			Indexes: []IndexSource{{Name: "u", Unique: true, Key: str, Entries: entries("x", "x")}}}},
 			Options{}, []string{`table "t" index "u"`, "key x twice"}, false},
-		{"entry names a missing row", []Table{{Name: "t", Key: str, Rows: rows([]byte("a")),
-			Indexes: []Index{{Name: "n", Key: str, Entries: entries("x", "y")}}}},
+		{"entry names a missing row", []TableSource{{Name: "t", Key: str, Rows: rows([]byte("a")),
+			Indexes: []IndexSource{{Name: "n", Key: str, Entries: entries("x", "y")}}}},
 			Options{}, []string{`index "n"`, "row 1 of a table of 1 rows"}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -85,19 +85,14 @@ func TestWriteRefuses(t *testing.T) {
 	}
 }
 
-// TestKeyLayout pins the 1.4 form of drydb keys: i64 little-endian, uuidv7
-// in .NET Guid layout (the fixture README's test vector), the rest as is.
-func TestKeyLayout(t *testing.T) {
-	for _, c := range []struct{ typ, in, want string }{
-		{TypeI64, "7fffffffffffffff", "ffffffffffffffff"}, // -1
-		{TypeI64, "8000010000000000", "0000000000010000"}, // 2^40
-		{TypeUUIDv7, "01890a5dac96774bbcceb302099a8057", "5d0a890196ac4b77bcceb302099a8057"},
-		{TypeULID, "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdef"},
-		{TypeASCII, "ff00", "ff00"},
-	} {
-		got, err := appendKey(nil, c.typ, unhex(t, c.in))
-		if err != nil || string(got) != string(unhex(t, c.want)) {
-			t.Errorf("%s %s: %x, %v; want %s", c.typ, c.in, got, err, c.want)
+// TestKeyType: each drydb key encoding 1.4 holds maps to the 1.4 encoding
+// whose Native is it again (so a round trip keeps the kind; string and bytes
+// both become ascii, read back as string when every key is UTF-8).
+func TestKeyType(t *testing.T) {
+	for _, k := range []keyenc.Kind{keyenc.Int64, keyenc.Bytes, keyenc.UUID, keyenc.ULID} {
+		e, err := KeyType(keyenc.Encoding{Kind: k})
+		if err != nil || e.Native(false).Kind != k {
+			t.Errorf("%s: %v %v", k, e.ID, err)
 		}
 	}
 }
