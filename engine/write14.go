@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -183,4 +184,85 @@ func (db *DB) sources14() []drydb14.TableSource {
 		}
 	}
 	return ts
+}
+
+// ConvertOptions configure Convert.
+type ConvertOptions struct {
+	// To is the output format: FormatNative or FormatDryDB14.
+	To string
+	// PageSize of the output: 0 keeps the source's for native output (a
+	// 1.4 source opens as a 4096-byte-page image) and means 4096 for 1.4.
+	PageSize int
+	// Compression of the output: "" keeps it (native: each table's own; 1.4:
+	// zstd when a source table is compressed or the source is a zstd 1.4
+	// file), "none" or "zstd" (1.4: the whole file; native: every table).
+	Compression string
+	// Eytzinger stores 1.4 digests in Eytzinger order (1.4 output only).
+	Eytzinger bool
+	// TempDir and MemoryBudget are as in BuilderOptions (native output).
+	TempDir      string
+	MemoryBudget int64
+}
+
+// Convert writes the database at in (native or DryDB 1.4) to out in
+// opts.To's format, atomically; the contents (tables, rows, indexes) are
+// the same, the bytes are not (layouts and compressors differ). Native
+// output is a merge build of the opened source with no changes. in and out
+// may be the same path.
+func Convert(in, out string, opts *ConvertOptions) error {
+	var o ConvertOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.To != FormatNative && o.To != FormatDryDB14 {
+		return fmt.Errorf("%w: convert to %q: want %q or %q", ErrInvalid, o.To, FormatNative, FormatDryDB14)
+	}
+	var comp *Compression
+	switch o.Compression {
+	case "":
+	case "none":
+		comp = &Compression{}
+	case "zstd":
+		comp = &Compression{Kind: CompressZstd}
+	default:
+		return fmt.Errorf("%w: convert: compression %q: want none or zstd", ErrInvalid, o.Compression)
+	}
+	src, err := Open(in, nil)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if o.To == FormatDryDB14 {
+		zstd := comp != nil && comp.Kind == CompressZstd
+		if comp == nil {
+			zstd = bytes.Contains(src.info.Metadata[Source14], []byte(drydb14.ZstdFilter))
+			for _, t := range src.tables {
+				zstd = zstd || t.comp.Kind != CompressNone
+			}
+		}
+		_, err := src.WriteDryDB14(out, &DryDB14Options{PageSize: o.PageSize, Zstd: zstd, Eytzinger: o.Eytzinger})
+		return err
+	}
+	// A native file converted from 1.4 is not a translated image: it does
+	// not keep the metadata that says so.
+	meta := map[string][]byte{}
+	for k, v := range src.info.Metadata {
+		if k != Source14 {
+			meta[k] = v
+		}
+	}
+	b, err := NewMergeBuilder(src, &BuilderOptions{PageSize: o.PageSize, TempDir: o.TempDir, MemoryBudget: o.MemoryBudget, Metadata: meta})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	if comp != nil {
+		for _, t := range src.tables {
+			if _, err := b.Table(t.name, &TableOptions{Encoding: t.enc, Compression: *comp}); err != nil {
+				return err
+			}
+		}
+	}
+	_, err = b.BuildToFile(out)
+	return err
 }
