@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,20 @@ func checkFormat(format string) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown file format %q (want %q or %q)", ErrInvalid, format, FormatNative, FormatDryDB14)
+}
+
+// SetFormat sets the format the builder writes (as BuilderOptions.Format),
+// for callers that make the builder first (the C API). It must come before
+// the first Table, whose checks depend on it.
+func (b *Builder) SetFormat(format string) error {
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	if len(b.tables) > 0 {
+		return fmt.Errorf("%w: the format is set before the first table", ErrInvalid)
+	}
+	b.opts.Format = format
+	return nil
 }
 
 // check14 refuses, when the builder writes 1.4, a table or index 1.4 cannot
@@ -121,9 +136,19 @@ func (db *DB) WriteDryDB14(path string, opts *DryDB14Options) (*drydb14.Report, 
 	}
 	var rep *drydb14.Report
 	err := writeAtomic(path, func(fh *os.File) (err error) {
-		rep, err = drydb14.Write(fh, db.sources14(), opts)
+		rep, err = write14(fh, db.sources14(), opts)
 		return err
 	})
+	return rep, err
+}
+
+// write14 is drydb14.Write with what 1.4 cannot hold reported as ErrInvalid
+// (as the builder's declaration-time checks do).
+func write14(fh *os.File, ts []drydb14.TableSource, opts *DryDB14Options) (*drydb14.Report, error) {
+	rep, err := drydb14.Write(fh, ts, opts)
+	if errors.Is(err, drydb14.ErrUnsupported) {
+		err = fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
 	return rep, err
 }
 
@@ -136,7 +161,7 @@ func (db *DB) writeDryDB14To(w io.Writer, dir string, opts *DryDB14Options) (*dr
 	}
 	defer os.Remove(fh.Name())
 	defer fh.Close()
-	rep, err := drydb14.Write(fh, db.sources14(), opts)
+	rep, err := write14(fh, db.sources14(), opts)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,7 @@ type convertOpts struct {
 
 var convertCommand = &command{
 	name:    "convert",
-	args:    "IN.drydb OUT.drydb --to native|drydb-1.4",
+	args:    "IN OUT --to FORMAT",
 	summary: "write a native or DryDB 1.4 file in the other format (same contents)",
 	setup: func(fs *flag.FlagSet, c *ctx) {
 		o := &c.o.conv
