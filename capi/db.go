@@ -222,12 +222,15 @@ func openImage(data []byte, fl *file, opts *engine.Options, out *C.uintptr_t) (r
 		return fail(err)
 	}
 	d := &dbObj{db: db, tabs: map[string]uintptr{}, kids: map[uintptr]func(){}, meta: map[string]cbuf{}}
-	if fl != nil {
-		d.mapping, d.file = data, fl
+	// A DryDB 1.4 file was translated into an image of the DB's own, outside the Go heap
+	// (engine/open14.go): values lie there, and nothing is read from data after the open.
+	img := data
+	if own := db.OwnImage(); own != nil {
+		img = own
 	}
-	if len(data) > 0 {
-		d.lo = uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-		d.hi = d.lo + uintptr(len(data))
+	if len(img) > 0 {
+		d.lo = uintptr(unsafe.Pointer(unsafe.SliceData(img)))
+		d.hi = d.lo + uintptr(len(img))
 	}
 	d.info = db.Info()
 	d.ixNames = map[string][]*C.char{}
@@ -248,11 +251,15 @@ func openImage(data []byte, fl *file, opts *engine.Options, out *C.uintptr_t) (r
 	}
 	d.handle = newHandle(kindDB, d)
 	if d.handle == 0 {
-		d.file = nil // the caller closes it
-		d.release()
+		d.release() // the caller unmaps data and closes fl
 		return failf(codeNoMem, "too many open handles")
 	}
-	if d.file != nil {
+	switch {
+	case fl != nil && db.OwnImage() != nil:
+		osfile.Unmap(data)
+		fl.close()
+	case fl != nil:
+		d.mapping, d.file = data, fl
 		openFiles.Store(d, d.file)
 	}
 	*out = C.uintptr_t(d.handle)

@@ -180,6 +180,7 @@ func openBytes(data []byte, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	db.release = free
+	db.info.FileSize = int64(len(data)) // the file's, not the image's
 	return db, nil
 }
 
