@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -143,24 +142,13 @@ func compareTables(t *testing.T, got, want []fixture14.Table) {
 // not).
 func TestCrateReadsFixtureRebuilds(t *testing.T) {
 	bin := crateChecker(t)
-	paths, err := fixture14.Paths()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range paths {
-		name := strings.TrimSuffix(filepath.Base(p), ".drydb")
-		t.Run(name, func(t *testing.T) {
-			e := loadFixture(t, p)
-			o := buildOptions(t, p)
-			out := filepath.Join(t.TempDir(), name+".drydb")
-			writeFile(t, out, sources(t, fixtureTables(t, e)), o)
-			d := readByCrate(t, bin, out)
-			if o.Zstd != (len(d.Filters) == 1) {
-				t.Fatalf("filters %v", d.Filters)
-			}
-			compareTables(t, d.Tables, e.Tables)
-		})
-	}
+	rebuildFixtures(t, func(t *testing.T, _, out string, e *fixture14.Expected, o *Options) {
+		d := readByCrate(t, bin, out)
+		if o.Zstd != (len(d.Filters) == 1) {
+			t.Fatalf("filters %v", d.Filters)
+		}
+		compareTables(t, d.Tables, e.Tables)
+	})
 }
 
 // genTables makes tables of every key type: blobs (values of 70,000 bytes

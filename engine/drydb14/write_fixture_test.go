@@ -158,12 +158,10 @@ func writeFile(t *testing.T, path string, ts []TableSource, o *Options) {
 	}
 }
 
-// TestWriteMatchesFixtures rebuilds every fixture from its expected rows:
-// the unfiltered ones must come out byte for byte as drydb-rs wrote them
-// (same packing, blob rule, write order and layout), and every one must read
-// back through drydb's reader as the fixture does. The zstd one differs in
-// its compressed frames only.
-func TestWriteMatchesFixtures(t *testing.T) {
+// rebuildFixtures writes each fixture again from its .expected.json, with
+// the options it was built with, and hands check the fixture's path, the
+// rebuilt file and its options.
+func rebuildFixtures(t *testing.T, check func(t *testing.T, p, out string, e *fixture14.Expected, o *Options)) {
 	paths, err := fixture14.Paths()
 	if err != nil {
 		t.Fatal(err)
@@ -171,50 +169,61 @@ func TestWriteMatchesFixtures(t *testing.T) {
 	for _, p := range paths {
 		name := strings.TrimSuffix(filepath.Base(p), ".drydb")
 		t.Run(name, func(t *testing.T) {
-			o := buildOptions(t, p)
+			e, o := loadFixture(t, p), buildOptions(t, p)
 			out := filepath.Join(t.TempDir(), name+".drydb")
-			writeFile(t, out, sources(t, fixtureTables(t, loadFixture(t, p))), o)
-			got, _ := os.ReadFile(out)
-			want, _ := os.ReadFile(p)
-			if !o.Zstd && !bytes.Equal(got, want) {
-				i := 0
-				for i < len(got) && i < len(want) && got[i] == want[i] {
-					i++
-				}
-				t.Fatalf("%d bytes, want %d; first difference at offset %d", len(got), len(want), i)
-			}
-			_, gotTables, err := readAll(got)
-			if err != nil {
-				t.Fatalf("drydb's reader: %v", err)
-			}
-			_, wantTables, err := readAll(want)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(gotTables) != len(wantTables) {
-				t.Fatalf("%d tables, want %d", len(gotTables), len(wantTables))
-			}
-			for i := range wantTables {
-				g, w := gotTables[i], wantTables[i]
-				if len(g.Rows) != len(w.Rows) || len(g.Indexes) != len(w.Indexes) {
-					t.Fatalf("table %d: %d rows %d indexes, want %d, %d", i, len(g.Rows), len(g.Indexes), len(w.Rows), len(w.Indexes))
-				}
-				for j := range w.Rows {
-					if !bytes.Equal(g.Rows[j].Key, w.Rows[j].Key) || !bytes.Equal(g.Rows[j].Value, w.Rows[j].Value) {
-						t.Fatalf("table %d row %d differs", i, j)
-					}
-				}
-				for k := range w.Indexes {
-					if len(g.Indexes[k]) != len(w.Indexes[k]) {
-						t.Fatalf("table %d index %d: %d entries, want %d", i, k, len(g.Indexes[k]), len(w.Indexes[k]))
-					}
-					for j, we := range w.Indexes[k] {
-						if ge := g.Indexes[k][j]; !bytes.Equal(ge.Key, we.Key) || ge.Row != we.Row {
-							t.Fatalf("table %d index %d entry %d: %x row %d, want %x row %d", i, k, j, ge.Key, ge.Row, we.Key, we.Row)
-						}
-					}
-				}
-			}
+			writeFile(t, out, sources(t, fixtureTables(t, e)), o)
+			check(t, p, out, e, o)
 		})
 	}
+}
+
+// TestWriteMatchesFixtures rebuilds every fixture from its expected rows:
+// the unfiltered ones must come out byte for byte as drydb-rs wrote them
+// (same packing, blob rule, write order and layout), and every one must read
+// back through drydb's reader as the fixture does. The zstd one differs in
+// its compressed frames only.
+func TestWriteMatchesFixtures(t *testing.T) {
+	rebuildFixtures(t, func(t *testing.T, p, out string, _ *fixture14.Expected, o *Options) {
+		got, _ := os.ReadFile(out)
+		want, _ := os.ReadFile(p)
+		if !o.Zstd && !bytes.Equal(got, want) {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("%d bytes, want %d; first difference at offset %d", len(got), len(want), i)
+		}
+		_, gotTables, err := readAll(got)
+		if err != nil {
+			t.Fatalf("drydb's reader: %v", err)
+		}
+		_, wantTables, err := readAll(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(gotTables) != len(wantTables) {
+			t.Fatalf("%d tables, want %d", len(gotTables), len(wantTables))
+		}
+		for i := range wantTables {
+			g, w := gotTables[i], wantTables[i]
+			if len(g.Rows) != len(w.Rows) || len(g.Indexes) != len(w.Indexes) {
+				t.Fatalf("table %d: %d rows %d indexes, want %d, %d", i, len(g.Rows), len(g.Indexes), len(w.Rows), len(w.Indexes))
+			}
+			for j := range w.Rows {
+				if !bytes.Equal(g.Rows[j].Key, w.Rows[j].Key) || !bytes.Equal(g.Rows[j].Value, w.Rows[j].Value) {
+					t.Fatalf("table %d row %d differs", i, j)
+				}
+			}
+			for k := range w.Indexes {
+				if len(g.Indexes[k]) != len(w.Indexes[k]) {
+					t.Fatalf("table %d index %d: %d entries, want %d", i, k, len(g.Indexes[k]), len(w.Indexes[k]))
+				}
+				for j, we := range w.Indexes[k] {
+					if ge := g.Indexes[k][j]; !bytes.Equal(ge.Key, we.Key) || ge.Row != we.Row {
+						t.Fatalf("table %d index %d entry %d: %x row %d, want %x row %d", i, k, j, ge.Key, ge.Row, we.Key, we.Row)
+					}
+				}
+			}
+		}
+	})
 }

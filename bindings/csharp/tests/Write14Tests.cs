@@ -33,17 +33,9 @@ namespace DryDB.Tests
             s.Append(new byte[] { 0xff }, new byte[0]);
         }
 
-        static List<string> Walk(Cursor c, bool index)
-        {
-            var got = new List<string>();
-            using (c)
-                while (c.Next())
-                    got.Add(Keys.ToHex(c.Key) + "=" + Keys.ToHex(c.Value) + (index ? "@" + Keys.ToHex(c.PrimaryKey) : ""));
-            return got;
-        }
-
         static List<string> Contents(string path)
         {
+            Func<Cursor, bool, List<string>> Walk = MergeTests.Walk;
             using (var db = Database.Open(path))
             {
                 db.Verify();
