@@ -35,9 +35,9 @@ func crateChecker(t *testing.T) string {
 	if p := os.Getenv("DRYDB14_CRATE_CHECK"); p != "" {
 		return p
 	}
-	cargo, err := exec.LookPath("cargo")
+	cargo, err := findCargo()
 	if err != nil {
-		t.Skip("cargo not found: the DryDB 1.4 crate check (Rust crate drydb 0.1.0+drydb1.4) is skipped; install Rust (cargo) to run it")
+		t.Skip("cargo not found (PATH, $CARGO_HOME/bin, ~/.cargo/bin): the DryDB 1.4 crate check (Rust crate drydb 0.1.0+drydb1.4) is skipped; install Rust (cargo) to run it")
 	}
 	crateCheck.once.Do(func() {
 		root, err := filepath.Abs(filepath.Join("..", ".."))
@@ -59,6 +59,27 @@ func crateChecker(t *testing.T) string {
 		t.Fatal(crateCheck.err)
 	}
 	return crateCheck.path
+}
+
+// findCargo looks for cargo on PATH, then where rustup installs it (a CI
+// shell need not have ~/.cargo/bin on its PATH).
+func findCargo() (string, error) {
+	p, err := exec.LookPath("cargo")
+	if err == nil {
+		return p, nil
+	}
+	home, _ := os.UserHomeDir()
+	for _, dir := range []string{os.Getenv("CARGO_HOME"), filepath.Join(home, ".cargo")} {
+		if c := filepath.Join(dir, "bin", "cargo"); dir != "" && fileExists(c) {
+			return c, nil
+		}
+	}
+	return "", err
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
 }
 
 // crateDump is crate-check's output (the .expected.json shape; entries'
