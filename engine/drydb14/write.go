@@ -37,6 +37,11 @@ const (
 	noPage          = -1
 )
 
+// maxValue is the longest value written: what drydb's reader accepts on a
+// blob page (MaxBlob, which also keeps it inside 1.4's 32-bit page length).
+// A variable so that a test can lower it.
+var maxValue = MaxBlob - PrefixSize
+
 // ErrUnsupported is wrapped by the error for a table or index that 1.4
 // cannot represent (its message names it and says why).
 var ErrUnsupported = errors.New("drydb: not representable in DryDB 1.4")
@@ -318,8 +323,8 @@ func (t *treeWriter) inlineNeeds(storedKey, valLen int) int {
 // a value that does not fit the leaf goes to a blob page if its 8-byte
 // ordinal fits; only when even that does not fit is the leaf written first.
 func (t *treeWriter) push(key, val []byte) error {
-	if len(val) > math.MaxInt32-PrefixSize {
-		return fmt.Errorf("a %d byte value exceeds 1.4's 32-bit page length", len(val))
+	if len(val) > maxValue {
+		return fmt.Errorf("a %d byte value exceeds the %d bytes drydb's 1.4 reader takes from a blob page", len(val), maxValue)
 	}
 	sk := t.lay.storedKeyLen(len(key))
 	if min := PrefixSize + t.lay.leafMeta(1) + t.lay.digestArea(1) + sk + 8; min > t.ps {
