@@ -65,6 +65,12 @@ func TestConvert(t *testing.T) {
 	}
 	expect(t, drydb(t, dir, "", "get", "v14.drydb", "-t", "users", "--index", "email", "alan@example.com"), 0, "2\t")
 	expect(t, drydb(t, dir, "", "verify", "back.drydb"), 0, "ok: 2 tables")
+	// in place, both ways
+	expect(t, drydb(t, dir, "", "convert", "back.drydb", "back.drydb", "--to", "drydb-1.4", "-q"), 0)
+	expect(t, drydb(t, dir, "", "convert", "back.drydb", "back.drydb", "--to", "native", "-q"), 0)
+	if got := contents(t, filepath.Join(dir, "back.drydb")); got != want {
+		t.Fatalf("converted in place:\n%s\nwant\n%s", got, want)
+	}
 
 	fx := filepath.Join(fixture14.Dir(), "zstd_p4096.drydb")
 	expect(t, drydb(t, dir, "", "convert", fx, "n.drydb", "--to", "native"), 0)
