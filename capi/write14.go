@@ -7,7 +7,7 @@ import "C"
 
 import "github.com/drydb/drydb/engine"
 
-// DryDB 1.4 output from C (docs/DRYDB14-WRITE.md): a builder's format, and
+// DryDB 1.4 output from C (docs/DRYDB14.md, "Writing 1.4 files"): a builder's format, and
 // converting a file.
 
 //export drydb_builder_set_format

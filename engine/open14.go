@@ -21,7 +21,8 @@ import (
 // is open. `drydb convert` (a native file on disk) avoids paying that at every open.
 
 // Source14 is the metadata key under which a database translated from a DryDB 1.4 file says so
-// (Info().Metadata): its value describes the 1.4 file (page size, filter).
+// (Info().Metadata): its value describes the 1.4 file (size, page size, filter). Info's other
+// fields describe the image (FileSize is the image's size).
 const Source14 = "drydb.source"
 
 // image14 translates the 1.4 file in data into a native image. free releases the image.
@@ -37,7 +38,7 @@ func image14(data []byte) (img []byte, free func(), err error) {
 		return nil, nil, err14(err)
 	}
 	defer fl.Close()
-	src := fmt.Sprintf("DryDB 1.4, page size %d", fl.PageSize)
+	src := fmt.Sprintf("DryDB 1.4, %d bytes, page size %d", len(data), fl.PageSize)
 	if fl.Filter != "" {
 		src += ", filter " + fl.Filter
 	}
@@ -180,7 +181,6 @@ func openBytes(data []byte, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	db.release = free
-	db.info.FileSize = int64(len(data)) // the file's, not the image's
 	return db, nil
 }
 

@@ -246,3 +246,29 @@ func TestOpen14Errors(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkOpen14: the cost of opening (translating) a DryDB 1.4 file, per fixture.
+//
+//	go test -run X -bench Open14 ./engine
+func BenchmarkOpen14(b *testing.B) {
+	paths, err := fixture14.Paths()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(filepath.Base(path), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				db, err := OpenBytes(data, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				db.Close()
+			}
+		})
+	}
+}

@@ -12,7 +12,7 @@ import (
 	"github.com/drydb/drydb/engine/keyenc"
 )
 
-// Writing DryDB 1.4 files (docs/DRYDB14-WRITE.md). A 1.4 file
+// Writing DryDB 1.4 files (docs/DRYDB14.md, "Writing 1.4 files"). A 1.4 file
 // is written from an open DB: DB.WriteDryDB14 (what `drydb convert --to
 // drydb-1.4` does), or by a Builder with Format FormatDryDB14, which builds
 // the native file first (in TempDir), then writes it as 1.4 atomically. The

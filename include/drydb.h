@@ -279,6 +279,13 @@ DRYDB_API int drydb_open(const char *path, uint32_t flags, int64_t cache_bytes,
 
 /* Open a database image held in memory. The library does not copy it: the
  * caller keeps `data` alive and unmodified until drydb_close() returns. */
+/* DryDB 1.4 files (the C# DryDB's format, first bytes "DRY\0" 01 04) open
+ * through drydb_open and drydb_open_memory too: read and checked whole, and
+ * translated into an image the library owns (values valid until
+ * drydb_close, as for an uncompressed native table; drydb_open_memory's data
+ * may be freed once it returns). Open costs a pass over the file and about
+ * its native size in memory: docs/DRYDB14.md. Other DryDB versions give
+ * DRYDB_VERSION. */
 DRYDB_API int drydb_open_memory(const void *data, size_t len, uint32_t flags,
                                 int64_t cache_bytes, drydb_db **out);
 
@@ -537,7 +544,7 @@ DRYDB_API int drydb_builder_build_memory(drydb_builder *b, uint8_t **out, size_t
  * Accepts NULL and freed handles (DRYDB_OK). */
 DRYDB_API int drydb_builder_free(drydb_builder *b);
 
-/* DryDB 1.4 output (docs/DRYDB14-WRITE.md). DRYDB_FORMAT_DRYDB14 makes the
+/* DryDB 1.4 output (docs/DRYDB14.md, "Writing 1.4 files"). DRYDB_FORMAT_DRYDB14 makes the
  * builder write a file in DryDB's storage format 1.4, which the C# DryDB
  * reads: it builds the native file in its temporary directory, then writes
  * that as 1.4 (build_file: atomically; build_memory: into memory). Call it

@@ -45,7 +45,7 @@ reads: int64 keys become i64, string and bytes keys ascii, uuid keys uuidv7
 (.NET Guid layout), ulid keys ulid. 1.4 has no uint64, float64 or composite
 keys, no S2 and no per-table compression: such tables are refused, naming
 them. Reading a 1.4 file back gives string keys where every key is UTF-8,
-bytes otherwise. See docs/DRYDB14-WRITE.md.
+bytes otherwise. See docs/DRYDB14.md, "Writing 1.4 files".
 `
 }
 

@@ -13,7 +13,7 @@ import (
 func TestDryDB14Files(t *testing.T) {
 	dir := fixture14.Dir()
 	tiny := filepath.Join(dir, "tiny_p4096.drydb")
-	expect(t, drydb(t, dir, "", "info", tiny), 0, "file size:      333 B", "table t", "key encoding: int64", "index by_val (string, 4 entries)", "drydb.source = DryDB 1.4, page size 4096")
+	expect(t, drydb(t, dir, "", "info", tiny), 0, "table t", "key encoding: int64", "index by_val (string, 4 entries)", "drydb.source = DryDB 1.4, 333 bytes, page size 4096")
 	for _, c := range []struct {
 		args []string
 		want string

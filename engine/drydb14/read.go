@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"unicode/utf8"
 
 	"github.com/klauspost/compress/zstd"
@@ -268,9 +269,14 @@ func (f *File) page(ord int64, u uint8, limit int) ([]byte, error) {
 	return p, nil
 }
 
-// blob returns the value stored on blob page ord.
+// blob returns the value stored on blob page ord. Only a zstd blob is limited (to MaxBlob): a
+// plain one is bytes of the file.
 func (f *File) blob(ord int64) ([]byte, error) {
-	p, err := f.page(ord, useBlob, MaxBlob)
+	limit := MaxBlob
+	if f.Filter == "" {
+		limit = math.MaxInt
+	}
+	p, err := f.page(ord, useBlob, limit)
 	if err != nil {
 		return nil, err
 	}

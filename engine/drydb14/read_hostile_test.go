@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drydb/drydb/internal/fixture14"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -141,27 +142,16 @@ func TestHostileRandom(t *testing.T) {
 		}
 		var failed, ok int
 		for i := 0; i < n; i++ {
-			b := bytes.Clone(data)
-			switch i % 3 {
-			case 0:
-				b = b[:rng.IntN(len(b))]
-			case 1:
-				for j := 0; j < 1+rng.IntN(4); j++ {
-					b[rng.IntN(len(b))] ^= 1 << rng.IntN(8)
-				}
-			case 2: // a random 32-bit value over a structural-looking spot: page prefixes, directory
-				o := rng.IntN(len(b) - 4)
-				binary.LittleEndian.PutUint32(b[o:], rng.Uint32()>>rng.IntN(32))
-			}
+			b, edit := fixture14.Mutate(data, rng)
 			start := time.Now()
 			_, _, err := readAll(b)
 			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("%s edit %d: %v", filepath.Base(path), i, d)
+				t.Errorf("%s, %s: %v", filepath.Base(path), edit, d)
 			}
 			if err == nil {
 				ok++
 			} else if !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrVersion) {
-				t.Fatalf("%s edit %d: unclassified error %v", filepath.Base(path), i, err)
+				t.Fatalf("%s, %s: unclassified error %v", filepath.Base(path), edit, err)
 			} else {
 				failed++
 			}
@@ -183,4 +173,30 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("unclassified error %v", err)
 		}
 	})
+}
+
+// TestCSharpVariants: what DryDB's C# builder writes differently from the Rust crate that made
+// the fixtures (LAYOUT-1.4.md) is read too.
+func TestCSharpVariants(t *testing.T) {
+	tiny := fixture(t, "tiny_p4096.drydb")
+	for _, tc := range []struct {
+		name    string
+		edit    func([]byte) []byte
+		entries int
+	}{
+		// An empty tree has root -1 and no page (the crate writes an empty leaf).
+		{"index root -1", put64(71, ^uint64(0)), 0},
+		// A non-unique index digest over index key ‖ rid: "a" ‖ rid 1 -> 0x6101000000000000.
+		{"digest of the composite key", put64(198, 0x6101000000000000), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, tds, err := readAll(tc.edit(bytes.Clone(tiny)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tds[0].Rows) != 4 || len(tds[0].Indexes[0]) != tc.entries {
+				t.Fatalf("%d rows, %d index entries", len(tds[0].Rows), len(tds[0].Indexes[0]))
+			}
+		})
+	}
 }

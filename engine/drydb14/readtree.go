@@ -41,13 +41,19 @@ func (f *File) ReadTable(t *Table) (*TableData, error) {
 	// consecutive 0-byte values on an OmittedKeys page share (page, start, 0). Those rows have
 	// equal (empty) values, so any of them gives the right value; dup keeps the others, and each
 	// index hands them out in turn, so that every row gets one entry where it can.
-	refs := map[PageRef]int{}
+	// Only a table with indexes needs them (they are most of the cost of reading a table).
+	var refs map[PageRef]int
 	dup := map[PageRef][]int{}
+	if len(t.Indexes) > 0 {
+		refs = map[PageRef]int{}
+	}
 	pw := walker{f: f, tr: &t.Primary, emit: func(key, val []byte, ref PageRef) error {
-		if first, seen := refs[ref]; seen {
-			dup[ref] = append(dup[ref], first)
+		if refs != nil {
+			if first, seen := refs[ref]; seen {
+				dup[ref] = append(dup[ref], first)
+			}
+			refs[ref] = len(td.Rows)
 		}
-		refs[ref] = len(td.Rows)
 		td.Rows = append(td.Rows, Row{Key: key, Value: val})
 		return nil
 	}}

@@ -4,9 +4,12 @@
 package fixture14
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -92,4 +95,27 @@ func Load(path string) (*Expected, error) {
 	}
 	var e Expected
 	return &e, json.Unmarshal(b, &e)
+}
+
+// Mutate returns a damaged copy of a 1.4 file and what was done: a truncation, 1-4 flipped bits,
+// or a 32-bit value (often small: shifted right at random) written over a random place, which
+// hits lengths, counts, ordinals and offsets as often as data.
+func Mutate(data []byte, rng *rand.Rand) ([]byte, string) {
+	b := bytes.Clone(data)
+	switch rng.IntN(3) {
+	case 0:
+		n := rng.IntN(len(b))
+		return b[:n], fmt.Sprintf("truncated to %d bytes", n)
+	case 1:
+		var d []string
+		for j := 0; j < 1+rng.IntN(4); j++ {
+			o, bit := rng.IntN(len(b)), rng.IntN(8)
+			b[o] ^= 1 << bit
+			d = append(d, fmt.Sprintf("bit %d of byte %d", bit, o))
+		}
+		return b, "flipped " + strings.Join(d, ", ")
+	}
+	o, v := rng.IntN(len(b)-4), rng.Uint32()>>rng.IntN(32)
+	binary.LittleEndian.PutUint32(b[o:], v)
+	return b, fmt.Sprintf("u32 %d written at offset %d", v, o)
 }

@@ -1,4 +1,4 @@
-// Format.cs - DryDB 1.4 output (docs/DRYDB14-WRITE.md): the formats a
+// Format.cs - DryDB 1.4 output (docs/DRYDB14.md, "Writing 1.4 files"): the formats a
 // DatabaseBuilder writes (BuilderOptions.Format) and FileFormat.Convert.
 using System;
 using System.Runtime.InteropServices;

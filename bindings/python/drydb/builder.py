@@ -15,7 +15,7 @@ from .keys import KeyCodec, KeySpec, key_kind
 
 __all__ = ["Builder", "TableBuilder", "IndexBuilder", "convert", "FORMATS"]
 
-# File formats a Builder writes and convert converts to (docs/DRYDB14-WRITE.md).
+# File formats a Builder writes and convert converts to (docs/DRYDB14.md, "Writing 1.4 files").
 FORMATS = ("native", "drydb-1.4")
 
 _CHUNK = 4096

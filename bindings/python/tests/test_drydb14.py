@@ -83,3 +83,14 @@ def test_fixture(path):
                     assert ix.count(key, None, inclusive=(False, True)) == len([e for e in want if e[0] > ik])
                     pk, v = ix.get(key)
                     assert (kc.encode(pk), v) == mine[0][1:]
+
+
+def test_open_memory_and_other_versions():
+    with open(os.path.join(FIXTURES, "tiny_p4096.drydb"), "rb") as f:
+        data = bytearray(f.read())
+    with drydb.open_memory(bytes(data)) as db:
+        assert list(db.table("t", codec=None).items()) == [(-1, b""), (1, b"a"), (7, b"a"), (1 << 40, b"xyz")]
+        assert db.table("t", codec=None).index("by_val").get_all("a") == [(1, b"a"), (7, b"a")]
+    data[5] = 3  # DryDB 1.3: refused, not misread
+    with pytest.raises(drydb.VersionError):
+        drydb.open_memory(bytes(data))
