@@ -37,10 +37,11 @@ const (
 	noPage          = -1
 )
 
-// maxValue is the longest value written: what drydb's reader accepts on a
-// blob page (MaxBlob, which also keeps it inside 1.4's 32-bit page length).
-// A variable so that a test can lower it.
-var maxValue = MaxBlob - PrefixSize
+// maxZstdValue is the longest value written to a zstd file: what drydb's
+// reader decodes from a zstd blob page (MaxBlob). A plain file's values are
+// bounded by 1.4's 32-bit page length only. A variable so that a test can
+// lower it.
+var maxZstdValue = MaxBlob - PrefixSize
 
 // ErrUnsupported is wrapped by the error for a table or index that 1.4
 // cannot represent (its message names it and says why).
@@ -323,8 +324,11 @@ func (t *treeWriter) inlineNeeds(storedKey, valLen int) int {
 // a value that does not fit the leaf goes to a blob page if its 8-byte
 // ordinal fits; only when even that does not fit is the leaf written first.
 func (t *treeWriter) push(key, val []byte) error {
-	if len(val) > maxValue {
-		return fmt.Errorf("a %d byte value exceeds the %d bytes drydb's 1.4 reader takes from a blob page", len(val), maxValue)
+	if t.s.zenc != nil && len(val) > maxZstdValue {
+		return fmt.Errorf("a %d byte value exceeds the %d bytes drydb's 1.4 reader decodes from a zstd blob page", len(val), maxZstdValue)
+	}
+	if len(val) > math.MaxInt32-PrefixSize {
+		return fmt.Errorf("a %d byte value exceeds 1.4's 32-bit page length", len(val))
 	}
 	sk := t.lay.storedKeyLen(len(key))
 	if min := PrefixSize + t.lay.leafMeta(1) + t.lay.digestArea(1) + sk + 8; min > t.ps {

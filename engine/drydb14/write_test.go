@@ -35,8 +35,8 @@ func TestWriteRefuses(t *testing.T) {
 		}
 	}
 	str := keyenc.Encoding{Kind: keyenc.String}
-	defer func(m int) { maxValue = m }(maxValue)
-	maxValue = 4000
+	defer func(m int) { maxZstdValue = m }(maxZstdValue)
+	maxZstdValue = 4000
 	for _, c := range []struct {
 		name   string
 		tables []TableSource
@@ -61,9 +61,9 @@ func TestWriteRefuses(t *testing.T) {
 		{"unique index duplicate", []TableSource{{Name: "t", Key: str, Rows: rows([]byte("a"), []byte("b")),
 			Indexes: []IndexSource{{Name: "u", Unique: true, Key: str, Entries: entries("x", "x")}}}},
 			Options{}, []string{`table "t" index "u"`, "key x twice"}, false},
-		{"value longer than the reader takes", []TableSource{{Name: "t", Key: str, Rows: func(yield func(k, v []byte) error) error {
+		{"zstd value longer than the reader decodes", []TableSource{{Name: "t", Key: str, Rows: func(yield func(k, v []byte) error) error {
 			return yield([]byte("k"), make([]byte, 5000))
-		}}}, Options{}, []string{`table "t"`, "5000 byte value"}, false},
+		}}}, Options{Zstd: true}, []string{`table "t"`, "5000 byte value", "zstd"}, false},
 		{"entry names a missing row", []TableSource{{Name: "t", Key: str, Rows: rows([]byte("a")),
 			Indexes: []IndexSource{{Name: "n", Key: str, Entries: entries("x", "y")}}}},
 			Options{}, []string{`index "n"`, "row 1 of a table of 1 rows"}, false},
