@@ -42,8 +42,11 @@ func fill14(t *testing.T, b *Builder, comp CompressionKind) {
 	must(err)
 	for i := int64(-300); i < 700; i++ {
 		v := fmt.Appendf(nil, "value %d", i)
-		if i == 5 {
+		switch {
+		case i == 5:
 			v = bytes.Repeat([]byte("b"), 70000)
+		case i%50 < 2: // consecutive empty values: their index entries must keep their rows
+			v = nil
 		}
 		k := int64Key(i * 1000)
 		must(items.AppendRow(k, v, IndexEntry{byGroup, int64Key(i % 3)}, IndexEntry{byName, fmt.Appendf(nil, "n%05d", i+300)}))

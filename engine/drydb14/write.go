@@ -58,11 +58,11 @@ type Options struct {
 	Eytzinger bool
 }
 
-// TableSource is one table to write. Rows yields the rows in key order (drydb's
-// order of Key's encoding); each Index's Entries yields (index key, row
-// number) in index key order, rows ascending within equal keys; row numbers
-// count Rows' rows from 0. Slices given to yield may be reused after it
-// returns.
+// TableSource is one table to write. Rows yields the rows in key order
+// (drydb's order of Key's encoding); it may be called twice (emptyTwins).
+// Each Index's Entries yields (index key, row number) in index key order,
+// rows ascending within equal keys; row numbers count Rows' rows from 0.
+// Slices given to yield may be reused after it returns.
 type TableSource struct {
 	Name    string
 	Key     keyenc.Encoding
@@ -739,7 +739,15 @@ func (p *tablePlan) write(s *sink, o *Options) error {
 	if len(t.Indexes) > 0 {
 		onRef = func(r pageRef) { refs = append(refs, r) }
 	}
-	lay := chooseLayout(o.PageSize, o.Eytzinger, p.enc, true)
+	allowOmit := true
+	if len(t.Indexes) > 0 && p.enc.exact {
+		twins, err := emptyTwins(t)
+		if err != nil {
+			return fmt.Errorf("drydb: table %q: %w", t.Name, err)
+		}
+		allowOmit = !twins
+	}
+	lay := chooseLayout(o.PageSize, o.Eytzinger, p.enc, allowOmit)
 	tw := newTree(s, o.PageSize, lay, p.enc, false, onRef)
 	var k14, prev []byte
 	first := true
@@ -776,6 +784,31 @@ func (p *tablePlan) write(s *sink, o *Options) error {
 	return nil
 }
 
+var errStop = errors.New("stop")
+
+// emptyTwins reports whether two consecutive rows of t have 0-byte values.
+// On an OmittedKeys page (no key bytes between values) their PageRefs would
+// be the same (page, offset, 0), and no reader could tell which row an index
+// entry leads to: a converted file would lose its index entries' primary
+// keys. The primary tree of such a table keeps its keys (a layout every 1.4
+// reader reads; drydb-rs would omit them). Costs one more pass over the rows
+// of indexed i64 tables.
+func emptyTwins(t *TableSource) (bool, error) {
+	prevEmpty, twins := false, false
+	err := t.Rows(func(_, val []byte) error {
+		if len(val) == 0 && prevEmpty {
+			twins = true
+			return errStop
+		}
+		prevEmpty = len(val) == 0
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return twins, err
+}
+
 // writeIndex writes one index tree: each entry's value is the PageRef of its
 // row's value. A non-unique index's key is index key ‖ rid (i32 LE, 0, 1, 2,
 // … in primary-key order within the key), and its pages always keep their
@@ -805,7 +838,7 @@ func (p *tablePlan) writeIndex(s *sink, o *Options, i int, refs []pageRef) (int6
 				return fmt.Errorf("more than 2^31-1 rows for the key %s", keyenc.FormatKey(ix.Key, ikey))
 			}
 		default:
-			return fmt.Errorf("%w: entries out of order", keyenc.ErrBadKey)
+			return fmt.Errorf("%w: entries out of order or repeated (index key %s, row %d)", keyenc.ErrBadKey, keyenc.FormatKey(ix.Key, ikey), row)
 		}
 		first = false
 		prev, prevRow = append(prev[:0], ikey...), row
