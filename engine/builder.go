@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drydb/drydb/engine/drydb14"
 	f "github.com/drydb/drydb/engine/internal/format"
 	"github.com/drydb/drydb/engine/keyenc"
 	"github.com/drydb/drydb/internal/osfile"
@@ -29,6 +30,10 @@ type BuilderOptions struct {
 	TempDir string
 	// Metadata is stored in the file and returned by DB.Info.
 	Metadata map[string][]byte
+	// Format is the file format built: FormatNative ("" too) or
+	// FormatDryDB14 (write14.go: built native in TempDir, then written as
+	// DryDB 1.4; Metadata is not stored, 1.4 has no place for it).
+	Format string
 }
 
 // TableOptions configure one table.
@@ -162,6 +167,9 @@ func NewBuilder(opts *BuilderOptions) (*Builder, error) {
 	if opts != nil {
 		b.opts = *opts
 	}
+	if err := checkFormat(b.opts.Format); err != nil {
+		return nil, err
+	}
 	b.ps = b.opts.PageSize
 	if b.ps == 0 {
 		b.ps = f.DefaultPageSize
@@ -205,6 +213,9 @@ func (b *Builder) Table(name string, opts *TableOptions) (*TableBuilder, error) 
 	}
 	if err := checkCompression(t.opts.Compression); err != nil {
 		return nil, fmt.Errorf("table %q: %w", name, err)
+	}
+	if err := b.check14(fmt.Sprintf("table %q", name), t.opts.Encoding, &t.opts.Compression); err != nil {
+		return nil, err
 	}
 	t.rows = newSorter(b.opts.TempDir, &b.budget)
 	b.tables = append(b.tables, t)
@@ -367,6 +378,9 @@ func (t *TableBuilder) AddIndex(name string, opts *IndexOptions) (*IndexBuilder,
 	if err := ix.opts.Encoding.Check(); err != nil {
 		return nil, fmt.Errorf("%w: index %q: %v", ErrInvalid, name, err)
 	}
+	if err := t.b.check14(fmt.Sprintf("table %q index %q", t.name, name), ix.opts.Encoding, nil); err != nil {
+		return nil, err
+	}
 	ix.entries = newSorter(t.b.opts.TempDir, &t.b.budget)
 	t.indexes = append(t.indexes, ix)
 	return ix, nil
@@ -448,6 +462,11 @@ func (b *Builder) BuildTo(w io.Writer) (*Report, error) {
 		return nil, err
 	}
 	defer b.Close()
+	if b.opts.Format == FormatDryDB14 {
+		return b.build14(func(db *DB, o *DryDB14Options) (*drydb14.Report, error) {
+			return db.writeDryDB14To(w, b.opts.TempDir, o)
+		})
+	}
 	bw := getWriter(w)
 	defer putWriter(bw)
 	rep, err := b.build(bw)
@@ -489,6 +508,31 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 		return nil, err
 	}
 	defer b.Close()
+	if b.opts.Format == FormatDryDB14 {
+		return b.build14(func(db *DB, o *DryDB14Options) (*drydb14.Report, error) { return db.WriteDryDB14(path, o) })
+	}
+	var rep *Report
+	err := writeAtomic(path, func(fh *os.File) (err error) {
+		bw := getWriter(fh)
+		defer putWriter(bw)
+		if rep, err = b.build(bw); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("drydb: writing %s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// writeAtomic writes path with fill through a temporary file in the same
+// directory, synced, renamed over path and the directory synced (see
+// BuildToFile). A failed fill leaves path untouched.
+func writeAtomic(path string, fill func(fh *os.File) error) error {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -497,7 +541,7 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 	tmp := filepath.Join(dir, fmt.Sprintf(".%s.drydb-tmp-%d-%08x", base, os.Getpid(), rand.Uint32()))
 	fh, err := os.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("drydb: creating %s: %w", tmp, err)
+		return fmt.Errorf("drydb: creating %s: %w", tmp, err)
 	}
 	ok := false
 	defer func() {
@@ -506,33 +550,27 @@ func (b *Builder) BuildToFile(path string) (*Report, error) {
 			os.Remove(tmp)
 		}
 	}()
-	bw := getWriter(fh)
-	defer putWriter(bw)
-	rep, err := b.build(bw)
-	if err != nil {
-		return nil, err
-	}
-	if err := bw.Flush(); err != nil {
-		return nil, fmt.Errorf("drydb: writing %s: %w", path, err)
+	if err := fill(fh); err != nil {
+		return err
 	}
 	if err := fh.Sync(); err != nil {
-		return nil, fmt.Errorf("drydb: syncing %s: %w", path, err)
+		return fmt.Errorf("drydb: syncing %s: %w", path, err)
 	}
 	if err := fh.Close(); err != nil {
-		return nil, fmt.Errorf("drydb: closing %s: %w", path, err)
+		return fmt.Errorf("drydb: closing %s: %w", path, err)
 	}
 	if err := replaceable(path); err != nil { // it may have appeared meanwhile
-		return nil, err
+		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return nil, fmt.Errorf("drydb: renaming into place: %w", err)
+		return fmt.Errorf("drydb: renaming into place: %w", err)
 	}
 	ok = true
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()
 	}
-	return rep, nil
+	return nil
 }
 
 // replaceable refuses a path that names something other than a regular

@@ -55,20 +55,7 @@ func TestOpen14Fixtures(t *testing.T) {
 			if !slices.Equal(db.Tables(), names) {
 				t.Fatalf("tables %v, want %v", db.Tables(), names)
 			}
-			for _, et := range exp.Tables {
-				tb, err := db.Table(et.Name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				rows := make([]row14, len(et.Rows))
-				for i, r := range et.Rows {
-					rows[i] = row14{native14(t, et.Primary.Encoding, r[0]), r[1]}
-				}
-				checkTable14(t, tb, rows)
-				for _, ex := range et.Indexes {
-					checkIndex14(t, tb, &ex, et.Primary.Encoding)
-				}
-			}
+			checkFixture14(t, db, exp)
 			if err := db.Verify(); err != nil {
 				t.Fatal(err)
 			}

@@ -545,6 +545,25 @@ DRYDB_API int drydb_builder_build_memory(drydb_builder *b, uint8_t **out, size_t
  * Accepts NULL and freed handles (DRYDB_OK). */
 DRYDB_API int drydb_builder_free(drydb_builder *b);
 
+/* DryDB 1.4 output (docs/DRYDB14.md, "Writing 1.4 files"). DRYDB_FORMAT_DRYDB14 makes the
+ * builder write a file in DryDB's storage format 1.4, which the C# DryDB
+ * reads: it builds the native file in its temporary directory, then writes
+ * that as 1.4 (build_file: atomically; build_memory: into memory). Call it
+ * before the first drydb_builder_table. Tables and indexes 1.4 cannot hold
+ * (uint64, float64 or composite keys; S2 compression, zstd dictionaries)
+ * are then refused by drydb_builder_table/drydb_builder_index with
+ * DRYDB_INVALID naming them. Zstd on any table makes the whole 1.4 file
+ * zstd; the page size is the builder's; metadata is not stored. */
+#define DRYDB_FORMAT_NATIVE  "native"
+#define DRYDB_FORMAT_DRYDB14 "drydb-1.4"
+DRYDB_API int drydb_builder_set_format(drydb_builder *b, const char *format);
+/* Convert the database file in (native or DryDB 1.4) to out in format to
+ * (DRYDB_FORMAT_*), atomically; out may be in. page_size: 0 = native keeps
+ * in's, 1.4 uses 4096 (1.4 takes 64 to 1048576). compression: NULL keeps
+ * in's, or "none" / "zstd". The contents are the same, the bytes are not. */
+DRYDB_API int drydb_convert(const char *in, const char *out, const char *to,
+                            uint32_t page_size, const char *compression);
+
 /* Rebuild by merge: a builder seeded from an open database (base) writes
  * base's rows with changes applied. Every table and index of base is in it
  * with its key kind and compression; metadata is carried (set_meta adds or

@@ -67,6 +67,7 @@ func init() {
 	commands = []*command{
 		buildCommand,
 		mergeCommand,
+		convertCommand,
 		{name: "get", args: "FILE KEY...", summary: "look up rows by key (or by index key with --index)", needsFile: true, setup: setupGet, run: runGet},
 		{name: "scan", args: "FILE", summary: "list rows in key order, with offset and limit", needsFile: true, setup: setupScan, run: runScan},
 		{name: "keys", args: "FILE", summary: "list keys only", needsFile: true, setup: setupScan, run: runScan},
@@ -305,6 +306,7 @@ type opts struct {
 	format                                         string
 	output                                         string
 	keysOnly                                       bool
+	conv                                           convertOpts // convert's flags
 }
 
 // invoke parses args (FILE first unless in the shell), opens the file and

@@ -22,6 +22,9 @@ namespace DryDB
         public int PageSize { get; set; }
         /// <summary>Bytes of RAM for sorting indexes before spilling (0 = 256 MiB).</summary>
         public long MemoryBudget { get; set; }
+        /// <summary>The file format: <see cref="FileFormat.Native"/> (null too) or
+        /// <see cref="FileFormat.DryDB14"/>.</summary>
+        public string Format { get; set; }
     }
 
     /// <summary>Options of a table being built.</summary>
@@ -93,6 +96,8 @@ namespace DryDB
                 throw e;
             }
             Handle.Set(b);
+            string format = options == null ? null : options.Format;
+            if (format != null && format != FileFormat.Native) FileFormat.Set(Handle, format);
         }
 
         int disposed;

@@ -32,7 +32,7 @@ namespace DryDB.Tests
             }
         }
 
-        static List<string> Walk(Cursor c, bool index)
+        internal static List<string> Walk(Cursor c, bool index)
         {
             var got = new List<string>();
             using (c)

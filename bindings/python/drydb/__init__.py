@@ -39,7 +39,7 @@ from ._errors import (BADHANDLE, BADKEY, CLOSED, CORRUPT, DUPLICATE, FILTER, FOR
                       KeyTooLargeError, LibraryError, NoIndexError, NoMemoryError,
                       NoTableError, TooLargeError, VersionError)
 from ._db import Cursor, Database, Index, Table, open, open_memory
-from .builder import Builder, IndexBuilder, TableBuilder
+from .builder import FORMATS, Builder, IndexBuilder, TableBuilder, convert
 from .codecs import Codec, JsonCodec, MsgpackCodec, get_codec
 from .keys import (KEY_BYTES, KEY_COMPOSITE, KEY_FLOAT64, KEY_INT64, KEY_STRING,
                    KEY_UINT64, KEY_ULID, KEY_UUID, ULID)
@@ -73,6 +73,7 @@ def set_gc_percent(percent: int) -> int:
 __all__ = [
     "open", "open_memory", "Database", "Table", "Index", "Cursor",
     "Builder", "TableBuilder", "IndexBuilder", "ULID", "Codec", "JsonCodec",
+    "convert", "FORMATS",
     "MsgpackCodec", "get_codec", "library_path", "library_version", "set_memory_limit",
     "set_gc_percent",
     "Error", "InvalidError", "ClosedError", "BadHandleError", "CorruptError", "VersionError",

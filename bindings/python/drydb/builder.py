@@ -13,7 +13,10 @@ from ._errors import CLOSED, ClosedError
 from .codecs import META_PREFIX, Codec, get_codec
 from .keys import KeyCodec, KeySpec, key_kind
 
-__all__ = ["Builder", "TableBuilder", "IndexBuilder"]
+__all__ = ["Builder", "TableBuilder", "IndexBuilder", "convert", "FORMATS"]
+
+# File formats a Builder writes and convert converts to (docs/DRYDB14.md, "Writing 1.4 files").
+FORMATS = ("native", "drydb-1.4")
 
 _CHUNK = 4096
 # the array typecode of size_t (unsigned long on LP64, unsigned long long on LLP64)
@@ -104,14 +107,19 @@ class Builder:
     ``compression``: default for the tables: None, ``"zstd"`` or ``"s2"``.
     ``memory_budget``: bytes of RAM for sorting before spilling to disk
     (0 = library default). ``meta``: metadata pairs (read with ``db.meta``).
+    ``format``: ``"native"`` or ``"drydb-1.4"``, a file the C# DryDB reads
+    (built native, then written as 1.4; keys int64, string, bytes, uuid and
+    ulid only; zstd on any table compresses the whole file; metadata, and so
+    codecs, are not stored: read values with ``codec=`` given).
     A builder belongs to one thread at a time.
     """
 
     def __init__(self, path: Union[str, "os.PathLike[str]", None], *, page_size: int = 4096,
                  compression: Union[None, str, int] = None, memory_budget: int = 0,
-                 meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]] = None) -> None:
+                 meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]] = None,
+                 format: str = "native") -> None:
         self._init(path, page_size, compression, memory_budget, meta,
-                   lambda h: L.builder_new(page_size, c_int64(memory_budget), byref(h)))
+                   lambda h: L.builder_new(page_size, c_int64(memory_budget), byref(h)), format)
 
     @classmethod
     def merge(cls, base: Any, path: Union[str, "os.PathLike[str]", None], *, page_size: int = 0,
@@ -140,14 +148,17 @@ class Builder:
         self = cls.__new__(cls)
         base._check_open()
         self._init(path, page_size, compression, memory_budget, meta,
-                   lambda h: _merge_call("new_merge")(base._h, page_size, c_int64(memory_budget), byref(h)))
+                   lambda h: _merge_call("new_merge")(base._h, page_size, c_int64(memory_budget), byref(h)),
+                   "native")
         self._base = base
         return self
 
     def _init(self, path: Union[str, "os.PathLike[str]", None], page_size: int,
               compression: Union[None, str, int], memory_budget: int,
               meta: Optional[Dict[Union[str, bytes], Union[str, bytes]]],
-              new: Callable[[c_void_p], int]) -> None:
+              new: Callable[[c_void_p], int], format: str) -> None:
+        if format not in FORMATS:
+            raise ValueError("drydb: format must be one of %s, not %r" % (FORMATS, format))
         L.load()
         self._h = c_void_p()
         self._done = True
@@ -166,6 +177,8 @@ class Builder:
         self._compression = _compression(compression)
         L.check(new(self._h), "builder_new")
         self._done = False
+        if format != "native":
+            L.check(_merge_call("set_format")(self._h, format.encode()), "format %r" % format)
         self._tables: Dict[str, TableBuilder] = {}
         for mk, mv in (meta or {}).items():
             self.set_meta(mk, mv)
@@ -543,3 +556,22 @@ class IndexBuilder:
             pks.clear()
         return n
 
+
+
+def convert(src: Union[str, "os.PathLike[str]"], dst: Union[str, "os.PathLike[str]"], to: str, *,
+            page_size: int = 0, compression: Optional[str] = None) -> None:
+    """Write the database file ``src`` (native or DryDB 1.4) to ``dst`` in
+    format ``to`` (``"native"`` or ``"drydb-1.4"``), atomically; ``dst`` may be
+    ``src``. The contents are the same, the bytes are not. ``page_size`` 0:
+    native keeps src's, 1.4 uses 4096 (1.4 takes 64 to 1048576).
+    ``compression``: None keeps src's, or ``"none"`` / ``"zstd"``. What 1.4
+    cannot hold (uint64, float64, composite keys) raises :class:`InvalidError`
+    naming the table. The GIL is released."""
+    if to not in FORMATS:
+        raise ValueError("drydb: to must be one of %s, not %r" % (FORMATS, to))
+    if not isinstance(page_size, int) or isinstance(page_size, bool) or not 0 <= page_size < 1 << 32:
+        raise ValueError("drydb: page_size must be an int in [0, 2^32)")
+    comp = None if compression is None else compression.encode()
+    f = _priv("convert", release_gil=True, prefix="drydb_")
+    L.check(f(os.fsencode(src), os.fsencode(dst), to.encode(), ctypes.c_uint32(page_size), comp),
+            "convert %r" % os.fspath(src))
