@@ -9,3 +9,5 @@ require (
 	go.etcd.io/bbolt v1.5.0
 	golang.org/x/sys v0.45.0
 )
+
+replace github.com/klauspost/compress => ./third_party/klauspost-compress
