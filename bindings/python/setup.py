@@ -31,7 +31,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKOUT = os.path.dirname(os.path.dirname(HERE))
 NATIVE = os.path.join(HERE, "native")  # an sdist's copy of the sources
 # What `make lib` needs from the repository, copied into an sdist's native/.
-NATIVE_FILES = ["Makefile", "VERSION", "LICENSE", "go.mod", "go.sum", "capi", "engine", "internal", "include"]
+NATIVE_FILES = ["Makefile", "VERSION", "LICENSE", "go.mod", "go.sum", "capi", "engine", "internal", "include",
+                "third_party"]
 # The library's file name where the wheel is built for: DRYDB_WHEEL_PLAT
 # names the target when cross-packaging (a win_amd64 wheel built on Linux).
 _PLAT = os.environ.get("DRYDB_WHEEL_PLAT") or sysconfig.get_platform()
