@@ -32,7 +32,7 @@ type dbObj struct {
 	active atomic.Int64
 	closed atomic.Bool
 
-	names   []*C.char            // table names, C strings freed at close
+	names   []*C.char            // table names and codecs, C strings freed at close
 	ixNames map[string][]*C.char // index names per table, freed at close
 	meta    map[string]cbuf      // metadata values copied to C memory
 	info    engine.Info          // cached: Info() copies a map

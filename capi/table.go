@@ -24,6 +24,7 @@ type tableObj struct {
 	enc    keyenc.Encoding
 	handle uintptr
 	ixs    map[string]uintptr // index handles, guarded by d.mu
+	codec  *C.char            // Table.Codec as a C string, freed at close with d.names
 }
 
 type indexObj struct {
@@ -87,6 +88,8 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	}
 	d.tabs[n] = to.handle
 	d.kids[to.handle] = nil
+	to.codec = C.CString(t.Codec())
+	d.names = append(d.names, to.codec)
 	if l, ok := t.Layout(); ok {
 		// Plain table: drydb_get answers in C while its pages are checked.
 		cl := C.struct_drydb__layout{
@@ -148,6 +151,21 @@ func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) (rc C.int) 
 	if c.Dictionary {
 		out.flags |= C.DRYDB_DICTIONARY
 	}
+	return codeOK
+}
+
+//export drydb_table_codec
+func drydb_table_codec(h C.uintptr_t, name **C.char) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if name == nil {
+		return failf(codeInvalid, "drydb_table_codec: NULL name")
+	}
+	*name = t.codec
 	return codeOK
 }
 

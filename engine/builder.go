@@ -262,6 +262,20 @@ func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 // Name returns the table's name.
 func (t *TableBuilder) Name() string { return t.name }
 
+// SetCodec records the name of the table's value codec, as
+// TableOptions.Codec does ("" records nothing), for callers that add the
+// table before they know it (the C API's drydb_builder_table_codec).
+func (t *TableBuilder) SetCodec(name string) error {
+	if t.b.done {
+		return ErrClosed
+	}
+	if err := checkCodec(name); err != nil {
+		return fmt.Errorf("table %q: %w", t.name, err)
+	}
+	t.opts.Codec = name
+	return nil
+}
+
 // Append adds a row. Keys may arrive in any order; duplicates are reported
 // by Build. The key and value are copied. An error names the row by the
 // number of rows appended to the table before it.

@@ -591,6 +591,21 @@ DRYDB_API int drydb_set_memory_limit(int64_t bytes, int64_t *old);
  * collector. *old may be NULL. */
 DRYDB_API int drydb_set_gc_percent(int percent, int *old);
 
+/* ------------------------------------------------------------------------ */
+/* Value codecs (docs/API.md)                                                */
+/* A table may record how its values are encoded: "json", "msgpack", "raw" or */
+/* a user's name (at most 64 bytes of UTF-8, no newline). It is stored as the */
+/* metadata pair "drydb.codec.<table>" (no format change; files without it   */
+/* have none), and the Python and C# bindings decode values with it by       */
+/* default. The library itself never encodes or decodes values.              */
+
+/* Record the codec of a table being built ("" records nothing). */
+DRYDB_API int drydb_builder_table_codec(drydb_tbuilder *t, const char *codec);
+
+/* The table's recorded codec name, "" when none. *name: NUL-terminated, valid
+ * until drydb_close of the table's database. */
+DRYDB_API int drydb_table_codec(drydb_table *tbl, const char **name);
+
 #endif /* DRYDB__TYPES_ONLY */
 
 /* ------------------------------------------------------------------------ */
