@@ -369,7 +369,10 @@ func bound(what string, p *C.uint8_t, n C.size_t, k C.int, enc keyenc.Encoding, 
 		return engine.Bound{}, badLen(what, p, n)
 	}
 	err := enc.ValidateBound(b)
-	if upper && k == C.DRYDB_EXCLUSIVE {
+	if upper == (k == C.DRYDB_EXCLUSIVE) {
+		// The ends that start past a key prefix (exclusive upper, inclusive
+		// lower) also take its successor: how the bindings say "all keys
+		// with this prefix" at an end (engine.PrefixBound).
 		err = enc.ValidateUpperBound(b)
 	}
 	if err != nil {

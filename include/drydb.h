@@ -602,6 +602,11 @@ DRYDB_API int drydb_set_gc_percent(int percent, int *old);
 /* Record the codec of a table being built ("" records nothing). */
 DRYDB_API int drydb_builder_table_codec(drydb_tbuilder *t, const char *codec);
 
+/* The i-th metadata key (byte order, 0-based; drydb.codec.* pairs included),
+ * for listing what drydb_meta_get can read. DRYDB_NOTFOUND past the last.
+ * *key: valid until drydb_close. */
+DRYDB_API int drydb_meta_key(drydb_db *db, size_t i, const uint8_t **key, size_t *klen);
+
 /* The table's recorded codec name, "" when none. *name: NUL-terminated, valid
  * until drydb_close of the table's database. */
 DRYDB_API int drydb_table_codec(drydb_table *tbl, const char **name);

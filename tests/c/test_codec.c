@@ -1,6 +1,7 @@
 /* Value codec names (docs/API.md): drydb_builder_table_codec records one per
  * table as the metadata pair "drydb.codec.<table>"; drydb_table_codec reads
- * it back ("" when none) and the name stays valid until drydb_close. */
+ * it back ("" when none) and the name stays valid until drydb_close;
+ * drydb_meta_key lists metadata keys. */
 #include "testutil.h"
 
 int main(void) {
@@ -42,6 +43,13 @@ int main(void) {
     OK(drydb_table_codec(t, &none));
     CHECK(none && none[0] == 0);
     CHECK(strcmp(name, "json") == 0);
+    /* drydb_meta_key lists the keys in byte order, then NOTFOUND */
+    const uint8_t *mk;
+    size_t mkl;
+    OK(drydb_meta_key(db, 0, &mk, &mkl));
+    CHECK(mkl == 13 && memcmp(mk, "drydb.codec.j", 13) == 0);
+    CHECK_RC(drydb_meta_key(db, 1, &mk, &mkl), DRYDB_NOTFOUND);
+    CHECK_RC(drydb_meta_key(db, 0, NULL, &mkl), DRYDB_INVALID);
     OK(drydb_close(db));
     drydb_free(img);
     puts("test_codec: ok");
