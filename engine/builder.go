@@ -746,6 +746,7 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 		defer codec.close()
 	}
 	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), codec)
+	tw.enc = t.opts.Encoding
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
 	tw.k8 = fixed8(t.opts.Encoding)
@@ -983,6 +984,20 @@ type writerFunc struct{ o *out }
 func (w *writerFunc) Write(p []byte) (int, error) {
 	w.o.write(p)
 	return len(p), w.o.err
+}
+
+// showKey renders a key of encoding e for a message: decoded (int64 42,
+// composite ("a", 1)) rather than as its encoded bytes; bytes and string
+// keys, and keys that do not decode, as quoteKey shows them.
+func showKey(e keyenc.Encoding, k []byte) string {
+	switch e.Kind {
+	case keyenc.Bytes, keyenc.String:
+		return quoteKey(k)
+	}
+	if s := keyenc.FormatKey(e, k); !strings.HasPrefix(s, "hex:") && len(s) <= 200 {
+		return s
+	}
+	return quoteKey(k)
 }
 
 func quoteKey(k []byte) string {

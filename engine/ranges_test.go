@@ -3,9 +3,11 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/drydb/drydb/engine/keyenc"
@@ -234,6 +236,31 @@ func TestPrefixBoundAllFF(t *testing.T) {
 	} {
 		if n, err := tab.Count(c.lo, c.hi); err != nil || n != c.want {
 			t.Errorf("Count(%v, %v) = %d, %v; want %d", c.lo.Kind, c.hi.Kind, n, err, c.want)
+		}
+	}
+}
+
+// TestDuplicateKeyShownDecoded: a duplicate key is named as the key it is
+// (42, ("a", 1)), not as its encoded bytes.
+func TestDuplicateKeyShownDecoded(t *testing.T) {
+	comp := keyenc.Encoding{Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.String, keyenc.Int64}}
+	ck, _ := keyenc.EncodeComposite(comp.Parts, []any{"a", int64(1)})
+	for _, c := range []struct {
+		enc  keyenc.Encoding
+		key  []byte
+		want string
+	}{
+		{keyenc.Encoding{Kind: keyenc.Int64}, keyenc.EncodeInt64(42), `table "t" has key 42 twice`},
+		{comp, ck, `table "t" has key ("a", 1) twice`},
+		{keyenc.Encoding{Kind: keyenc.String}, []byte("dup"), `table "t" has key "dup" twice`},
+	} {
+		b, _ := NewBuilder(nil)
+		w, _ := b.Table("t", &TableOptions{Encoding: c.enc})
+		_ = w.Append(c.key, nil)
+		_ = w.Append(c.key, nil)
+		_, _, err := b.BuildToBytes()
+		if !errors.Is(err, ErrDuplicateKey) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err = %v, want %q", c.enc, err, c.want)
 		}
 	}
 }
