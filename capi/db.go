@@ -34,7 +34,8 @@ type dbObj struct {
 	active atomic.Int64
 	closed atomic.Bool
 
-	names   []*C.char            // table names and codecs, C strings freed at close
+	names   []*C.char            // table names, C strings freed at close
+	codecs  []*C.char            // tables' codec names (drydb_table_codec), freed at close
 	ixNames map[string][]*C.char // index names per table, freed at close
 	meta    map[string]cbuf      // metadata values copied to C memory
 	metaKey []cbuf               // metadata keys in order, owned C copies (drydb_meta_key)
@@ -292,6 +293,10 @@ func (d *dbObj) release() {
 		C.free(unsafe.Pointer(p))
 	}
 	d.names = nil
+	for _, p := range d.codecs {
+		C.free(unsafe.Pointer(p))
+	}
+	d.codecs = nil
 	for _, ps := range d.ixNames {
 		for _, p := range ps {
 			C.free(unsafe.Pointer(p))

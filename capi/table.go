@@ -24,7 +24,7 @@ type tableObj struct {
 	enc    keyenc.Encoding
 	handle uintptr
 	ixs    map[string]uintptr // index handles, guarded by d.mu
-	codec  *C.char            // Table.Codec as a C string, freed at close with d.names
+	codec  *C.char            // Table.Codec as a C string, freed at close (d.codecs)
 }
 
 type indexObj struct {
@@ -89,7 +89,7 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	d.tabs[n] = to.handle
 	d.kids[to.handle] = nil
 	to.codec = C.CString(t.Codec())
-	d.names = append(d.names, to.codec)
+	d.codecs = append(d.codecs, to.codec)
 	if l, ok := t.Layout(); ok {
 		// Plain table: drydb_get answers in C while its pages are checked.
 		cl := C.struct_drydb__layout{

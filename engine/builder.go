@@ -950,7 +950,7 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 		if ix.opts.Unique {
 			ik, _, _ := splitIndexKey(k)
 			if prev != nil && bytes.Equal(ik, prev) {
-				return ci, rep, fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, quoteKey(unescapeKey(ik)))
+				return ci, rep, fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, showKey(ix.opts.Encoding, unescapeKey(ik)))
 			}
 			prev = append(prev[:0], ik...)
 		}
