@@ -5,31 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/drydb/drydb/engine/keyenc"
+	"github.com/drydb/drydb/internal/rangevec"
 )
-
-// rangeVectors is tests/vectors/ranges.json: the range/count cases every
-// language runs (schema: tests/vectors/README.md).
-type rangeVectors struct {
-	Tables []struct {
-		Name string
-		Key  json.RawMessage
-		Rows []json.RawMessage
-	}
-	Cases []struct {
-		Table   string
-		Lo, Hi  json.RawMessage
-		Bounds  string
-		Reverse bool
-		Keys    []json.RawMessage
-		Count   uint64
-	}
-}
 
 // rangeKey encodes a JSON key of the shared file (int64, string or a
 // [string, int64] list, possibly shorter: a key prefix).
@@ -74,12 +55,8 @@ func rangeKey(t *testing.T, raw json.RawMessage) []byte {
 // Count and a cursor walk. Go has no default convention of its own (every
 // call takes two Bounds); "default" is the agreed [lo, hi).
 func TestSharedRanges(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "tests", "vectors", "ranges.json"))
+	vec, err := rangevec.Load("..")
 	if err != nil {
-		t.Fatal(err)
-	}
-	var vec rangeVectors
-	if err := json.Unmarshal(raw, &vec); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := NewBuilder(&BuilderOptions{PageSize: 512}) // several leaves per table
@@ -108,8 +85,6 @@ func TestSharedRanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	incl := map[string][2]bool{"default": {true, false}, "[]": {true, true}, "[)": {true, false},
-		"(]": {false, true}, "()": {false, false}}
 	for i, c := range vec.Cases {
 		tb, err := db.Table(c.Table)
 		if err != nil {
@@ -130,11 +105,11 @@ func TestSharedRanges(t *testing.T) {
 			}
 			return Bound{Kind: kind, Key: rangeKey(t, raw)}
 		}
-		in, ok := incl[c.Bounds]
+		loIn, hiIn, ok := c.Inclusive()
 		if !ok {
 			t.Fatalf("case %d: bounds %q", i, c.Bounds)
 		}
-		lo, hi := end(c.Lo, in[0], true), end(c.Hi, in[1], false)
+		lo, hi := end(c.Lo, loIn, true), end(c.Hi, hiIn, false)
 		name := fmt.Sprintf("case %d %s %s %s %s reverse=%v", i, c.Table, c.Lo, c.Hi, c.Bounds, c.Reverse)
 		n, err := tb.Count(lo, hi)
 		if err != nil || n != c.Count {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/drydb/drydb/internal/rangevec"
 )
 
 // TestSharedRanges builds the tables of tests/vectors/ranges.json with
@@ -18,26 +20,8 @@ import (
 // positional form "range FILE LO HI" (half-open [LO, HI)), the explicit
 // forms are --from/--after and --to/--before.
 func TestSharedRanges(t *testing.T) {
-	raw, err := os.ReadFile(filepath.Join("..", "..", "tests", "vectors", "ranges.json"))
+	vec, err := rangevec.Load(filepath.Join("..", ".."))
 	if err != nil {
-		t.Fatal(err)
-	}
-	var vec struct {
-		Tables []struct {
-			Name string
-			Key  any
-			Rows []json.RawMessage
-		}
-		Cases []struct {
-			Table   string
-			Lo, Hi  json.RawMessage
-			Bounds  string
-			Reverse bool
-			Keys    []json.RawMessage
-			Count   uint64
-		}
-	}
-	if err := json.Unmarshal(raw, &vec); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -52,7 +36,9 @@ func TestSharedRanges(t *testing.T) {
 			args = append(args, "--key", "s,n", "-e", "composite(string,int64)")
 		} else {
 			w.Write([]string{"k", "v"})
-			args = append(args, "--key", "k", "-e", tb.Key.(string))
+			var kind string
+			json.Unmarshal(tb.Key, &kind)
+			args = append(args, "--key", "k", "-e", kind)
 		}
 		for _, r := range tb.Rows {
 			var k any
@@ -80,14 +66,15 @@ func TestSharedRanges(t *testing.T) {
 	for i, c := range vec.Cases {
 		var q []string
 		lo, hi := boundText(t, c.Lo), boundText(t, c.Hi)
+		loIn, hiIn, _ := c.Inclusive()
 		if c.Bounds == "default" {
 			q = []string{"--", lo, hi}
 		} else {
 			if lo != "" {
-				q = append(q, map[byte]string{'[': "--from", '(': "--after"}[c.Bounds[0]], lo)
+				q = append(q, map[bool]string{true: "--from", false: "--after"}[loIn], lo)
 			}
 			if hi != "" {
-				q = append(q, map[byte]string{']': "--to", ')': "--before"}[c.Bounds[1]], hi)
+				q = append(q, map[bool]string{true: "--to", false: "--before"}[hiIn], hi)
 			}
 		}
 		name := strconv.Itoa(i) + " " + c.Table + " " + strings.Join(q, " ")
