@@ -118,7 +118,13 @@ func (b *Builder) seeded(name string, opts *TableOptions) (*TableBuilder, bool, 
 	if err := checkCompression(opts.Compression); err != nil {
 		return nil, true, fmt.Errorf("table %q: %w", name, err)
 	}
+	if err := checkCodec(opts.Codec); err != nil {
+		return nil, true, fmt.Errorf("table %q: %w", name, err)
+	}
 	t.opts.Compression = opts.Compression
+	if opts.Codec != "" { // "" keeps the base's, carried in the metadata
+		t.opts.Codec = opts.Codec
+	}
 	return t, true, nil
 }
 

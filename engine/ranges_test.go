@@ -239,3 +239,41 @@ func TestDuplicateKeyShownDecoded(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeKeepsOrSetsCodec: a merge keeps the base's codec unless the
+// table's options name another.
+func TestMergeKeepsOrSetsCodec(t *testing.T) {
+	b, _ := NewBuilder(nil)
+	for _, n := range []string{"keep", "change"} {
+		w, _ := b.Table(n, &TableOptions{Codec: "json"})
+		_ = w.Append([]byte("k"), []byte("{}"))
+	}
+	data, _, err := b.BuildToBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, _ := OpenBytes(data, nil)
+	defer base.Close()
+	mb, err := NewMergeBuilder(base, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Table("keep", &TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mb.Table("change", &TableOptions{Codec: "msgpack"}); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := mb.BuildToBytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, _ := OpenBytes(out, nil)
+	defer db.Close()
+	for n, want := range map[string]string{"keep": "json", "change": "msgpack"} {
+		tab, _ := db.Table(n)
+		if got := tab.Codec(); got != want {
+			t.Errorf("%s: Codec() = %q after the merge, want %q", n, got, want)
+		}
+	}
+}
