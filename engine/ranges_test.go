@@ -59,32 +59,24 @@ func TestSharedRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := NewBuilder(&BuilderOptions{PageSize: 512}) // several leaves per table
 	encs := map[string]keyenc.Encoding{
 		"ints":  {Kind: keyenc.Int64},
 		"strs":  {Kind: keyenc.String},
 		"pairs": {Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.String, keyenc.Int64}},
 	}
-	for _, tb := range vec.Tables {
-		w, err := b.Table(tb.Name, &TableOptions{Encoding: encs[tb.Name], Codec: "raw"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range tb.Rows {
-			if err := w.Append(rangeKey(t, r), append([]byte("v:"), r...)); err != nil {
+	db := build(t, 512, func(b *Builder) { // 512-byte pages: several leaves per table
+		for _, tb := range vec.Tables {
+			w, err := b.Table(tb.Name, &TableOptions{Encoding: encs[tb.Name], Codec: "raw"})
+			if err != nil {
 				t.Fatal(err)
 			}
+			for _, r := range tb.Rows {
+				if err := w.Append(rangeKey(t, r), append([]byte("v:"), r...)); err != nil {
+					t.Fatal(err)
+				}
+			}
 		}
-	}
-	data, _, err := b.BuildToBytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := OpenBytes(data, &Options{Verify: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	})
 	for i, c := range vec.Cases {
 		tb, err := db.Table(c.Table)
 		if err != nil {
@@ -185,18 +177,13 @@ func TestCodecRecorded(t *testing.T) {
 // TestPrefixBoundAllFF: past a prefix of 0xFF bytes there is no key; the
 // bounds say so instead of wrapping around.
 func TestPrefixBoundAllFF(t *testing.T) {
-	b, _ := NewBuilder(nil)
-	w, _ := b.Table("t", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.Int64, keyenc.Int64}}})
-	for _, k := range [][2]int64{{1, 1}, {1<<63 - 1, 1}, {1<<63 - 1, 2}} {
-		key, _ := keyenc.EncodeComposite([]keyenc.Kind{keyenc.Int64, keyenc.Int64}, []any{k[0], k[1]})
-		_ = w.Append(key, nil)
-	}
-	data, _, err := b.BuildToBytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, _ := OpenBytes(data, nil)
-	defer db.Close()
+	db := build(t, 0, func(b *Builder) {
+		w, _ := b.Table("t", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Composite, Parts: []keyenc.Kind{keyenc.Int64, keyenc.Int64}}})
+		for _, k := range [][2]int64{{1, 1}, {1<<63 - 1, 1}, {1<<63 - 1, 2}} {
+			key, _ := keyenc.EncodeComposite([]keyenc.Kind{keyenc.Int64, keyenc.Int64}, []any{k[0], k[1]})
+			_ = w.Append(key, nil)
+		}
+	})
 	tab, _ := db.Table("t")
 	top := keyenc.EncodeInt64(1<<63 - 1)
 	for _, c := range []struct {
