@@ -143,7 +143,7 @@ func describe(c *ctx) (*fileInfo, error) {
 		ti := tableInfo{
 			Name: n, Encoding: t.Encoding().String(), Rows: t.Len(),
 			Compression: compressionText(t.Compression()),
-			ValueFormat: string(in.Metadata[metaValueFormat+n]),
+			ValueFormat: valueFormat(c.db, n), // the CLI's record, else the codec any builder recorded
 			KeyColumns:  string(in.Metadata[metaKeyColumns+n]),
 			Indexes:     []indexInfo{},
 		}

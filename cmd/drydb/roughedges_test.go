@@ -194,3 +194,28 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	expect(t, drydb(t, dir, "", "get", "shop.drydb", "42"), 0, `"id":"42"`)
 }
+
+// A table whose builder recorded a codec (engine.TableOptions.Codec, as the
+// Python and C builders do) shows its values and its codec as the CLI's own
+// JSON tables do; the CLI records the codec of what it builds.
+func TestCodecShown(t *testing.T) {
+	dir := t.TempDir()
+	b, _ := engine.NewBuilder(nil)
+	w, _ := b.Table("j", &engine.TableOptions{Codec: "json"})
+	w.Append([]byte("k"), []byte(`{"a":[1,"é"]}`))
+	if _, err := b.BuildToFile(filepath.Join(dir, "lib.drydb")); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, drydb(t, dir, "", "info", "lib.drydb"), 0, "values:       json")
+	expect(t, drydb(t, dir, "", "get", "lib.drydb", "k", "--json"), 0, `"value":{"a":[1,"é"]}`)
+	db := sampleDB(t, dir)
+	edb, err := engine.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer edb.Close()
+	tab, _ := edb.Table("n")
+	if tab.Codec() != "json" {
+		t.Fatalf("a CLI-built table records codec %q, want json", tab.Codec())
+	}
+}
