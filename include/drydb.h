@@ -28,9 +28,10 @@
  *     the key kind of the table (or index) gives DRYDB_BADKEY, as a key of
  *     drydb_get does (an empty or 9-byte bound of an int64 table, say). Of a
  *     composite kind a tuple prefix (its first parts, or none: the empty
- *     key) is a bound too, and an exclusive upper bound may also end the
- *     prefix range of a bound b: b with its trailing 0xFF bytes dropped and
- *     its last byte incremented.
+ *     key) is a bound too, and an exclusive upper bound (or an inclusive
+ *     lower one) may also be the end of the prefix range of a bound b: b with
+ *     its trailing 0xFF bytes dropped and its last byte incremented (how a
+ *     partial composite bound is said at those ends: docs/API.md).
  *
  * LIFETIMES OF RETURNED POINTERS (each function repeats the rule that applies)
  *   - Uncompressed tables: keys and values point into the mapped file and are
