@@ -24,6 +24,7 @@ type tableObj struct {
 	plain bool // uncompressed: every value lies in the mapping
 	enc   keyenc.Encoding
 	ixv   map[string]*indexObj // the table's indexes in this version
+	codec *C.char              // Table.Codec as a C string, freed at reap (d.codecs)
 }
 
 type indexObj struct {
@@ -37,6 +38,8 @@ type indexObj struct {
 func newView(d *dbObj, t *engine.Table) *tableObj {
 	c := t.Compression()
 	to := &tableObj{d: d, t: t, enc: t.Encoding(), ixv: map[string]*indexObj{}, plain: c.Kind == engine.CompressNone && c.Filter == ""}
+	to.codec = C.CString(t.Codec())
+	d.codecs = append(d.codecs, to.codec)
 	for _, n := range t.Indexes() {
 		ix, _ := t.Index(n)
 		to.ixv[n] = &indexObj{d: d, tbl: to, ix: ix, enc: ix.Encoding()}
@@ -153,6 +156,21 @@ func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) (rc C.int) 
 	if c.Dictionary {
 		out.flags |= C.DRYDB_DICTIONARY
 	}
+	return codeOK
+}
+
+//export drydb_table_codec
+func drydb_table_codec(h C.uintptr_t, name **C.char) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if name == nil {
+		return failf(codeInvalid, "drydb_table_codec: NULL name")
+	}
+	*name = t.codec
 	return codeOK
 }
 
@@ -356,7 +374,10 @@ func bound(what string, p *C.uint8_t, n C.size_t, k C.int, enc keyenc.Encoding, 
 		return engine.Bound{}, badLen(what, p, n)
 	}
 	err := enc.ValidateBound(b)
-	if upper && k == C.DRYDB_EXCLUSIVE {
+	if upper == (k == C.DRYDB_EXCLUSIVE) {
+		// The ends that start past a key prefix (exclusive upper, inclusive
+		// lower) also take its successor: how the bindings say "all keys
+		// with this prefix" at an end (engine.PrefixBound).
 		err = enc.ValidateUpperBound(b)
 	}
 	if err != nil {

@@ -118,7 +118,13 @@ func (b *Builder) seeded(name string, opts *TableOptions) (*TableBuilder, bool, 
 	if err := checkCompression(opts.Compression); err != nil {
 		return nil, true, fmt.Errorf("table %q: %w", name, err)
 	}
+	if err := checkCodec(opts.Codec); err != nil {
+		return nil, true, fmt.Errorf("table %q: %w", name, err)
+	}
 	t.opts.Compression = opts.Compression
+	if opts.Codec != "" { // "" keeps the base's, carried in the metadata
+		t.opts.Codec = opts.Codec
+	}
 	return t, true, nil
 }
 
@@ -612,7 +618,7 @@ func (ix *IndexBuilder) writeMerged(o *out) (f.Index, TableReport, error) {
 	unique := func(k []byte) error {
 		ik, _, _ := splitIndexKey(k)
 		if ix.opts.Unique && havePrev && bytes.Equal(ik, prev) {
-			return fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, quoteKey(unescapeKey(ik)))
+			return fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, showKey(ix.opts.Encoding, unescapeKey(ik)))
 		}
 		prev, havePrev = append(prev[:0], ik...), true
 		return nil

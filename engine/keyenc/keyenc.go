@@ -238,11 +238,12 @@ func (e Encoding) ValidateBound(key []byte) error {
 	return e.Validate(key)
 }
 
-// ValidateUpperBound checks an exclusive upper bound. Besides what
-// ValidateBound takes it takes the upper end of a prefix range: the
-// successor of a bound p (p with its trailing 0xFF bytes dropped and its last
-// byte incremented, as engine.PrefixBounds makes it), which is no key itself
-// but is how the bindings bound prefix queries.
+// ValidateUpperBound checks an exclusive upper bound (and, as the C API
+// uses it, an inclusive lower bound). Besides what ValidateBound takes it
+// takes the upper end of a prefix range: the successor of a bound p (p with
+// its trailing 0xFF bytes dropped and its last byte incremented, as
+// engine.PrefixBounds makes it), which is no key itself but is how the
+// bindings bound prefix queries and say partial composite bounds.
 func (e Encoding) ValidateUpperBound(key []byte) error {
 	err := e.ValidateBound(key)
 	if err == nil || len(key) == 0 || key[len(key)-1] == 0 {
