@@ -19,7 +19,11 @@
  *     the wrong kind (a cursor passed as a table) or one never returned by the
  *     library gives DRYDB_BADHANDLE; neither crashes. 64-bit platforms only.
  *   - Keys and values are byte strings (pointer + length). A NULL pointer is
- *     accepted with length 0. Any length above DRYDB_MAX_LEN (2^31 - 1) gives
+ *     accepted with length 0. Those passed in are `const void *`, so C++
+ *     passes char *, std::string::data() or std::vector<char>::data() with
+ *     no cast (the ABI is that of const uint8_t *). Those handed back come
+ *     through `const uint8_t **` out-pointers: a T ** converts to void **
+ *     in neither C nor C++, so one pointer type is kept there. Any length above DRYDB_MAX_LEN (2^31 - 1) gives
  *     DRYDB_INVALID. Keys passed in are copied or used only during the call;
  *     the caller may reuse its buffers as soon as a call returns.
  *   - A key of length 0 is a real key (the smallest one), never "unbounded":
@@ -295,7 +299,7 @@ DRYDB_API int drydb_info(drydb_db *db, struct drydb_db_info *out);
 
 /* Look up user metadata stored by drydb_builder_set_meta. *val: valid until
  * drydb_close; do not free. DRYDB_NOTFOUND if absent. */
-DRYDB_API int drydb_meta_get(drydb_db *db, const uint8_t *key, size_t klen,
+DRYDB_API int drydb_meta_get(drydb_db *db, const void *key, size_t klen,
                              const uint8_t **val, size_t *vlen);
 
 /* Number of tables, and the name of table i (0-based, in file order).
@@ -321,22 +325,22 @@ DRYDB_API int drydb_table_info(drydb_table *tbl, struct drydb_table_info *out);
  * belong to the table's key kind. *val: uncompressed table: valid until
  * drydb_close; compressed: thread buffer, valid until the next drydb_get,
  * drydb_get_many, drydb_at or drydb_index_get on this thread. */
-DRYDB_API int drydb_get(drydb_table *tbl, const uint8_t *key, size_t klen,
+DRYDB_API int drydb_get(drydb_table *tbl, const void *key, size_t klen,
                         const uint8_t **val, size_t *vlen);
 
 /* Batch lookup of n keys, concatenated in `keys` with lengths klens[0..n).
  * Writes vals[i], vlens[i], found[i] (1/0; vals[i]=NULL, vlens[i]=0 when not
  * found). Returns DRYDB_OK even if some keys are missing. n = 0 is allowed.
  * Lifetime of vals[i]: as for drydb_get (all n stay valid together). */
-DRYDB_API int drydb_get_many(drydb_table *tbl, size_t n, const uint8_t *keys,
+DRYDB_API int drydb_get_many(drydb_table *tbl, size_t n, const void *keys,
                              const size_t *klens, const uint8_t **vals,
                              size_t *vlens, uint8_t *found);
 
 /* Number of rows with lo <(=) key <(=) hi. lokind/hikind: DRYDB_UNBOUNDED,
  * DRYDB_INCLUSIVE, DRYDB_EXCLUSIVE. */
 DRYDB_API int drydb_count(drydb_table *tbl,
-                          const uint8_t *lo, size_t lolen, int lokind,
-                          const uint8_t *hi, size_t hilen, int hikind,
+                          const void *lo, size_t lolen, int lokind,
+                          const void *hi, size_t hilen, int hikind,
                           uint64_t *out);
 
 /* Up to `max` rows of the range lo..hi (bounds as for drydb_count) in one
@@ -350,14 +354,14 @@ DRYDB_API int drydb_count(drydb_table *tbl,
  * drydb_close; compressed: the thread buffer, until the next call on this
  * thread that uses it). */
 DRYDB_API int drydb_range(drydb_table *tbl,
-                          const uint8_t *lo, size_t lolen, int lokind,
-                          const uint8_t *hi, size_t hilen, int hikind,
+                          const void *lo, size_t lolen, int lokind,
+                          const void *hi, size_t hilen, int hikind,
                           uint32_t flags, size_t max,
                           const uint8_t **keys, size_t *klens,
                           const uint8_t **vals, size_t *vlens, size_t *n);
 
 /* Number of keys < key (the key need not exist). */
-DRYDB_API int drydb_rank(drydb_table *tbl, const uint8_t *key, size_t klen,
+DRYDB_API int drydb_rank(drydb_table *tbl, const void *key, size_t klen,
                          uint64_t *out);
 
 /* The n-th row (0-based, key order). DRYDB_NOTFOUND if n >= rows.
@@ -383,11 +387,11 @@ DRYDB_API int drydb_at(drydb_table *tbl, uint64_t n,
  */
 
 DRYDB_API int drydb_cursor_open(drydb_table *tbl,
-                                const uint8_t *lo, size_t lolen, int lokind,
-                                const uint8_t *hi, size_t hilen, int hikind,
+                                const void *lo, size_t lolen, int lokind,
+                                const void *hi, size_t hilen, int hikind,
                                 drydb_cursor **out);
 /* Cursor over the keys that start with prefix p (plen 0: the whole table). */
-DRYDB_API int drydb_cursor_open_prefix(drydb_table *tbl, const uint8_t *p,
+DRYDB_API int drydb_cursor_open_prefix(drydb_table *tbl, const void *p,
                                        size_t plen, drydb_cursor **out);
 
 DRYDB_API int drydb_cursor_first(drydb_cursor *cur);
@@ -396,11 +400,11 @@ DRYDB_API int drydb_cursor_next(drydb_cursor *cur);
 DRYDB_API int drydb_cursor_prev(drydb_cursor *cur);
 /* Position on the first key >= k within the bounds (a k below lo positions on
  * the first entry). DRYDB_NOTFOUND if there is none. */
-DRYDB_API int drydb_cursor_seek(drydb_cursor *cur, const uint8_t *k, size_t klen);
+DRYDB_API int drydb_cursor_seek(drydb_cursor *cur, const void *k, size_t klen);
 /* Position on key k exactly, if present within the bounds; else
  * DRYDB_NOTFOUND (and the cursor is at end). Index cursors: the first entry
  * whose index key is k. */
-DRYDB_API int drydb_cursor_seek_exact(drydb_cursor *cur, const uint8_t *k, size_t klen);
+DRYDB_API int drydb_cursor_seek_exact(drydb_cursor *cur, const void *k, size_t klen);
 /* Position on the n-th row of the table (0-based, whole-table numbering);
  * DRYDB_NOTFOUND if that row is outside the bounds or n >= rows. */
 DRYDB_API int drydb_cursor_seek_row(drydb_cursor *cur, uint64_t n);
@@ -447,22 +451,22 @@ DRYDB_API int drydb_index_info(drydb_index *ix, struct drydb_index_info *out);
 
 /* First entry whose index key equals ikey: its primary key and the row's
  * value. DRYDB_NOTFOUND if none. Lifetime: as for drydb_get. */
-DRYDB_API int drydb_index_get(drydb_index *ix, const uint8_t *ikey, size_t iklen,
+DRYDB_API int drydb_index_get(drydb_index *ix, const void *ikey, size_t iklen,
                               const uint8_t **pk, size_t *pklen,
                               const uint8_t **val, size_t *vlen);
 
 /* Number of index entries with index key within the bounds. */
 DRYDB_API int drydb_index_count(drydb_index *ix,
-                                const uint8_t *lo, size_t lolen, int lokind,
-                                const uint8_t *hi, size_t hilen, int hikind,
+                                const void *lo, size_t lolen, int lokind,
+                                const void *hi, size_t hilen, int hikind,
                                 uint64_t *out);
 
 /* Cursors over index entries (index key order, then primary key order). */
 DRYDB_API int drydb_index_cursor_open(drydb_index *ix,
-                                      const uint8_t *lo, size_t lolen, int lokind,
-                                      const uint8_t *hi, size_t hilen, int hikind,
+                                      const void *lo, size_t lolen, int lokind,
+                                      const void *hi, size_t hilen, int hikind,
                                       drydb_cursor **out);
-DRYDB_API int drydb_index_cursor_open_prefix(drydb_index *ix, const uint8_t *p,
+DRYDB_API int drydb_index_cursor_open_prefix(drydb_index *ix, const void *p,
                                              size_t plen, drydb_cursor **out);
 
 /* drydb_cursor_next_batch for index cursors that also returns primary keys
@@ -489,8 +493,8 @@ DRYDB_API int drydb_index_cursor_next_batch(drydb_cursor *cur, int reverse, size
 DRYDB_API int drydb_builder_new(uint32_t page_size, int64_t memory_budget,
                                 drydb_builder **out);
 /* Store a metadata pair (read back with drydb_meta_get). */
-DRYDB_API int drydb_builder_set_meta(drydb_builder *b, const uint8_t *key, size_t klen,
-                                     const uint8_t *val, size_t vlen);
+DRYDB_API int drydb_builder_set_meta(drydb_builder *b, const void *key, size_t klen,
+                                     const void *val, size_t vlen);
 /* Add a table. key_kind: DRYDB_KEY_*; for DRYDB_KEY_COMPOSITE, parts[0..nparts)
  * are the kinds of its parts (not composite), else parts may be NULL with
  * nparts 0. compression: DRYDB_COMPRESS_*; level 0 = default; flags: 0 or
@@ -508,21 +512,21 @@ DRYDB_API int drydb_builder_index(drydb_tbuilder *tb, const char *name, int uniq
  * copied). DRYDB_KEYTOOLARGE/DRYDB_BADKEY at once, drydb_errmsg() naming the
  * row by its number in the table (counted from 0 over every append call); a
  * key appended twice gives DRYDB_DUPLICATE at build. */
-DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const uint8_t *key, size_t klen,
-                                   const uint8_t *val, size_t vlen);
+DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const void *key, size_t klen,
+                                   const void *val, size_t vlen);
 /* Append n rows: keys and values concatenated, with their lengths. Stops at
  * the first failing row (rows before it are appended). */
 DRYDB_API int drydb_builder_append_many(drydb_tbuilder *tb, size_t n,
-                                        const uint8_t *keys, const size_t *klens,
-                                        const uint8_t *vals, const size_t *vlens);
+                                        const void *keys, const size_t *klens,
+                                        const void *vals, const size_t *vlens);
 /* Add an index entry (index key -> primary key of a row of the table). The
  * row may be appended before or after; if it never is, the build fails with
  * DRYDB_INVALID naming the index and the keys. */
-DRYDB_API int drydb_builder_index_add(drydb_ibuilder *ib, const uint8_t *ikey, size_t iklen,
-                                      const uint8_t *pk, size_t pklen);
+DRYDB_API int drydb_builder_index_add(drydb_ibuilder *ib, const void *ikey, size_t iklen,
+                                      const void *pk, size_t pklen);
 DRYDB_API int drydb_builder_index_add_many(drydb_ibuilder *ib, size_t n,
-                                           const uint8_t *ikeys, const size_t *iklens,
-                                           const uint8_t *pks, const size_t *pklens);
+                                           const void *ikeys, const size_t *iklens,
+                                           const void *pks, const size_t *pklens);
 /* Build to a file (written to a temporary name, synced, renamed). A builder
  * builds once: afterwards its calls (and those of its table and index
  * builders) give DRYDB_CLOSED; it still must be freed. A path that names
@@ -575,7 +579,7 @@ DRYDB_API int drydb_builder_merge_index(drydb_tbuilder *tb, const char *name,
                                         drydb_ibuilder **out);
 /* Delete the row of key from a merged table (key copied). DRYDB_INVALID on a
  * builder not made by drydb_builder_new_merge or a table not in its base. */
-DRYDB_API int drydb_builder_delete(drydb_tbuilder *tb, const uint8_t *key, size_t klen);
+DRYDB_API int drydb_builder_delete(drydb_tbuilder *tb, const void *key, size_t klen);
 
 /* Free memory the library allocated for the caller (drydb_builder_build_memory).
  * Accepts NULL. */
