@@ -41,12 +41,22 @@
  *     valid until drydb_close() of the database. Do not free them, do not
  *     write through them.
  *   - Compressed tables (and any datum the engine had to materialise): the
- *     single-row functions drydb_get, drydb_get_many, drydb_at, drydb_index_get
- *     copy into a buffer owned by the calling thread, valid until the next of
- *     those four calls on the same thread (or drydb_close). Cursors own their
- *     buffer: valid until the cursor moves (any cursor call other than
- *     drydb_cursor_get/drydb_cursor_primary_key) or is closed.
- *   - Portable code assumes the shorter (compressed) rule everywhere.
+ *     five calls drydb_get, drydb_get_many, drydb_at, drydb_index_get and
+ *     drydb_range copy into ONE buffer owned by the calling thread. What any
+ *     of them returned is valid until the next of those five calls on the
+ *     same thread, on any table of any database (a drydb_range overwrites a
+ *     previous drydb_get's value), or drydb_close. No other call touches that
+ *     buffer (count, rank, meta, names, info, cursors, failures, other
+ *     threads' calls).
+ *   - Cursors own their buffer: what a cursor returned (drydb_cursor_get,
+ *     drydb_cursor_primary_key, the batch calls) is valid until that cursor
+ *     moves (any cursor call on it other than drydb_cursor_get /
+ *     drydb_cursor_primary_key, a failed move included) or is closed.
+ *   - Metadata values (drydb_meta_get) and names (drydb_table_name,
+ *     drydb_table_index_name): valid until drydb_close, on every table.
+ *   - Portable code assumes the shorter (compressed) rule everywhere; a
+ *     pointer inside [map_addr, map_addr + map_len) of drydb_db_info is in
+ *     the image and has the longer one. tests/c/test_rules.c tests each rule.
  *   - A returned pointer for a zero-length datum is non-NULL but must not be
  *     read.
  *
@@ -324,7 +334,7 @@ DRYDB_API int drydb_table_info(drydb_table *tbl, struct drydb_table_info *out);
 /* Point lookup. DRYDB_NOTFOUND if absent, DRYDB_BADKEY if the key cannot
  * belong to the table's key kind. *val: uncompressed table: valid until
  * drydb_close; compressed: thread buffer, valid until the next drydb_get,
- * drydb_get_many, drydb_at or drydb_index_get on this thread. */
+ * drydb_get_many, drydb_at, drydb_index_get or drydb_range on this thread. */
 DRYDB_API int drydb_get(drydb_table *tbl, const void *key, size_t klen,
                         const uint8_t **val, size_t *vlen);
 
@@ -348,11 +358,14 @@ DRYDB_API int drydb_count(drydb_table *tbl,
  * read a short range, and to page through a long one (call again with the
  * last key read as an exclusive bound). Writes keys[i], klens[i] and, unless
  * vals and vlens are both NULL, vals[i], vlens[i], for i < *n; the arrays
- * hold at least max elements. DRYDB_OK also when *n < max (the range has no
- * more rows) and for an empty range (*n = 0). Needs no cursor: no handle to
- * open or close. Lifetime: as for drydb_get (uncompressed tables: until
- * drydb_close; compressed: the thread buffer, until the next call on this
- * thread that uses it). */
+ * hold at least max elements (max = 0 gives DRYDB_INVALID, as for the
+ * cursor batch calls: a paging loop on n == max would not end). DRYDB_OK
+ * also when *n < max (the range has no more rows) and for an empty range
+ * (*n = 0). Needs no cursor: no handle to open or close. Lifetime: as for
+ * drydb_get (uncompressed tables: until drydb_close; compressed: the thread
+ * buffer, so this call overwrites what an earlier drydb_get, drydb_get_many,
+ * drydb_at or drydb_index_get on this thread returned, and they overwrite
+ * what it returned). */
 DRYDB_API int drydb_range(drydb_table *tbl,
                           const void *lo, size_t lolen, int lokind,
                           const void *hi, size_t hilen, int hikind,
@@ -381,6 +394,11 @@ DRYDB_API int drydb_at(drydb_table *tbl, uint64_t n,
  * DRYDB_NOTFOUND when it ran off the range (the cursor is then "at end": next
  * and prev keep returning DRYDB_NOTFOUND until a first/last/seek).
  * drydb_cursor_get on a cursor that is not on an entry gives DRYDB_NOTFOUND.
+ * A positioning call that finds nothing (drydb_cursor_seek past the range,
+ * drydb_cursor_seek_exact of an absent key, drydb_cursor_seek_row outside
+ * the range) also leaves the cursor at end. A call refused for its argument
+ * (DRYDB_BADKEY, DRYDB_INVALID) does not move the cursor: it stays on its
+ * entry, at end, or fresh (next still acts as first).
  * Pointers from a cursor: valid until the cursor moves or is closed
  * (uncompressed tables: in fact until drydb_close). Close every cursor
  * (drydb_close of the database also frees them).
@@ -406,7 +424,10 @@ DRYDB_API int drydb_cursor_seek(drydb_cursor *cur, const void *k, size_t klen);
  * whose index key is k. */
 DRYDB_API int drydb_cursor_seek_exact(drydb_cursor *cur, const void *k, size_t klen);
 /* Position on the n-th row of the table (0-based, whole-table numbering);
- * DRYDB_NOTFOUND if that row is outside the bounds or n >= rows. */
+ * DRYDB_NOTFOUND if that row is outside the bounds or n >= rows. Index
+ * cursors: the n-th entry of the whole index (index key order, then primary
+ * key order), whatever the cursor's bounds; NOTFOUND when that entry lies
+ * outside them or n >= entries. */
 DRYDB_API int drydb_cursor_seek_row(drydb_cursor *cur, uint64_t n);
 
 /* The current entry. Index cursors: *key is the index key, *val the row's
@@ -425,7 +446,8 @@ DRYDB_API int drydb_cursor_primary_key(drydb_cursor *cur,
  * forward (reverse = 0) or backward, and leave the cursor on the entry after
  * the last one returned: the next batch call continues from there. *n is the
  * number filled (1..max) on DRYDB_OK; DRYDB_NOTFOUND (with *n = 0) when there
- * is no entry left. Index cursors: keys are index keys. Arrays keys, klens,
+ * is no entry left. max = 0 gives DRYDB_INVALID (as for drydb_range) and does
+ * not move the cursor. Index cursors: keys are index keys. Arrays keys, klens,
  * vals, vlens hold at least max elements; vals/vlens may both be NULL to skip
  * values. Lifetime: until the cursor moves or closes. */
 DRYDB_API int drydb_cursor_next_batch(drydb_cursor *cur, int reverse, size_t max,
