@@ -170,7 +170,7 @@ namespace DryDB
                     rc = Native.drydb_builder_table(b, n, (int)kind, np == 0 ? null : pp, (UIntPtr)np,
                         o == null ? 0 : (int)o.Compression, o == null ? 0 : o.Level, o != null && o.Dictionary ? 1u : 0u, &tb);
                 Native.Check(rc);
-                var t = new TableBuilder(this, name, kind, tb);
+                var t = new TableBuilder(this, name, kind, tb) { Parts = parts ?? new KeyKind[0] };
                 tables.Add(t);
                 return t;
             }
@@ -192,7 +192,7 @@ namespace DryDB
                 int rc;
                 fixed (byte* n = cname) rc = drydb_builder_merge_table(b, n, &tb);
                 Native.Check(rc);
-                var t = new TableBuilder(this, name, bt.KeyKind, tb, bt);
+                var t = new TableBuilder(this, name, bt.KeyKind, tb, bt) { Parts = bt.Parts };
                 tables.Add(t);
                 return t;
             }
@@ -209,6 +209,26 @@ namespace DryDB
         [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_builder_delete(IntPtr tb, byte* key, UIntPtr klen);
 
+        // A build failure, its message naming keys as they read in C# (a
+        // duplicate key: 42 or ("a", 1), not "\x80\x00...").
+        void CheckBuild(int rc)
+        {
+            if (rc == Native.OK) return;
+            var e = Native.Error(rc) as DryDBException;
+            if (e == null) Native.Check(rc);
+            throw new DryDBException(e.Code, KeyMessages.Decode(e.Detail, (bool index, string name, out KeyKind kind, out IReadOnlyList<KeyKind> parts) =>
+            {
+                foreach (var t in tables)
+                {
+                    if (!index && t.Name == name) { kind = t.KeyKind; parts = t.Parts; return true; }
+                    foreach (var ix in t.AllIndexes)
+                        if (index && ix.Name == name) { kind = ix.KeyKind; parts = ix.Parts; return true; }
+                }
+                kind = KeyKind.Bytes; parts = null;
+                return false;
+            }));
+        }
+
         /// <summary>Writes the database to <paramref name="path"/> (temporary name,
         /// sync, rename). Afterwards the builder is spent: Dispose it.</summary>
         public void Build(string path)
@@ -223,7 +243,7 @@ namespace DryDB
                 int rc;
                 fixed (byte* pp = p) rc = Native.drydb_builder_build_file(b, pp);
                 built = true;
-                Native.Check(rc);
+                CheckBuild(rc);
             }
             finally { Exit(added); }
         }
@@ -238,7 +258,7 @@ namespace DryDB
                 byte* data; UIntPtr len;
                 int rc = Native.drydb_builder_build_memory(b, &data, &len);
                 built = true;
-                Native.Check(rc);
+                CheckBuild(rc);
                 try { return Native.Copy(data, len); }
                 finally { Native.drydb_free((IntPtr)data); }
             }
@@ -258,6 +278,7 @@ namespace DryDB
 
         public string Name { get; private set; }
         public KeyKind KeyKind { get; private set; }
+        internal IReadOnlyList<KeyKind> Parts = new KeyKind[0];
         public DatabaseBuilder Builder { get { return owner; } }
         /// <summary>Rows appended so far through this object.</summary>
         public long RowsAppended { get { return rows; } }
@@ -283,8 +304,10 @@ namespace DryDB
             }
             finally { owner.Exit(added); }
         }
-        public void Delete(long key) { Kind(KeyKind.Int64); Delete(Keys.Int64(key)); }
-        public void Delete(string key) { Kind(KeyKind.String); Delete(Keys.String(key)); }
+        /// <summary>Any key type (<see cref="DryDB.Key"/>), encoded for this table.</summary>
+        public void Delete(Key key) { Delete(Enc(key)); }
+
+        internal byte[] Enc(Key key) { return key.Encode(KeyKind, Parts, "table '" + Name + "'"); }
 
         /// <summary>The builder of the base's index <paramref name="name"/> (a table
         /// from <see cref="DatabaseBuilder.MergeTable"/>). With
@@ -304,13 +327,16 @@ namespace DryDB
                 IntPtr ib; int rc;
                 fixed (byte* n = cname) rc = DatabaseBuilder.drydb_builder_merge_index(tb, n, &ib);
                 Native.Check(rc);
-                return Register(new IndexBuilder(owner, name, kind, ib, indexKey));
+                return Register(new IndexBuilder(owner, name, kind, ib, indexKey) { Parts = baseTable.Index(name).Parts });
             }
             finally { owner.Exit(added); }
         }
 
+        internal readonly List<IndexBuilder> AllIndexes = new List<IndexBuilder>();
+
         IndexBuilder Register(IndexBuilder ix)
         {
+            AllIndexes.Add(ix);
             if (ix.Computed) computed.Add(ix);
             return ix;
         }
@@ -404,9 +430,9 @@ namespace DryDB
             UIntPtr n, IntPtr* ibs, byte* ikeys, UIntPtr* iklens);
         public void Append(long key, byte[] value) { Kind(KeyKind.Int64); Append(Keys.Int64(key), value); }
         public void Append(ulong key, byte[] value) { Kind(KeyKind.UInt64); Append(Keys.UInt64(key), value); }
-        public void Append(double key, byte[] value) { Kind(KeyKind.Float64); Append(Keys.Float64(key), value); }
-        public void Append(string key, byte[] value) { Kind(KeyKind.String); Append(Keys.String(key), value); }
-        public void Append(Guid key, byte[] value) { Kind(KeyKind.Uuid); Append(Keys.Uuid(key), value); }
+        /// <summary>Any key type (<see cref="DryDB.Key"/>: double, string, Guid, a
+        /// tuple...), encoded for this table.</summary>
+        public void Append(Key key, byte[] value) { Append(Enc(key), value); }
 
         /// <summary>Appends many rows, a batch of up to 1024 rows per crossing.</summary>
         public void AppendMany(IEnumerable<KeyValuePair<byte[], byte[]>> rows)
@@ -517,7 +543,7 @@ namespace DryDB
                 fixed (byte* n = cname)
                     rc = Native.drydb_builder_index(tb, n, unique ? 1 : 0, (int)kind, np == 0 ? null : pp, (UIntPtr)np, &ib);
                 Native.Check(rc);
-                return Register(new IndexBuilder(owner, name, kind, ib, fn));
+                return Register(new IndexBuilder(owner, name, kind, ib, fn) { Parts = parts ?? new KeyKind[0] });
             }
             finally { owner.Exit(added); }
         }
@@ -535,6 +561,7 @@ namespace DryDB
 
         public string Name { get; private set; }
         public KeyKind KeyKind { get; private set; }
+        internal IReadOnlyList<KeyKind> Parts = new KeyKind[0];
 
         internal IndexBuilder(DatabaseBuilder owner, string name, KeyKind kind, IntPtr ib, Func<byte[], byte[], byte[]> fn)
         {
@@ -563,8 +590,8 @@ namespace DryDB
             }
             finally { owner.Exit(added); }
         }
-        public void Add(long indexKey, byte[] primaryKey) { if (KeyKind != KeyKind.Int64) Table.CheckKind(KeyKind, KeyKind.Int64, "index '" + Name + "'"); Add(Keys.Int64(indexKey), primaryKey); }
-        public void Add(string indexKey, byte[] primaryKey) { if (KeyKind != KeyKind.String) Table.CheckKind(KeyKind, KeyKind.String, "index '" + Name + "'"); Add(Keys.String(indexKey), primaryKey); }
+        /// <summary>An index key of any type (<see cref="DryDB.Key"/>), encoded for this index.</summary>
+        public void Add(Key indexKey, byte[] primaryKey) { Add(indexKey.Encode(KeyKind, Parts, "index '" + Name + "'"), primaryKey); }
 
         /// <summary>Adds many entries (index key, primary key), 1024 per crossing.</summary>
         public void AddMany(IEnumerable<KeyValuePair<byte[], byte[]>> entries)
