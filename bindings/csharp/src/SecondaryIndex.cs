@@ -233,14 +233,17 @@ namespace DryDB
         {
             Bound l, h;
             Resolve(lo, hi, out l, out h);
-            return Cursor.Create(db, true, () => OpenRaw(l, h, null));
+            return Typed(Cursor.Create(db, true, () => OpenRaw(l, h, null)));
         }
         public Cursor OpenCursor() { return OpenCursor(Bound.Unbounded, Bound.Unbounded); }
-        public Cursor OpenPrefixCursor(byte[] prefix)
+        public Cursor OpenPrefixCursor(Key prefix)
         {
-            if (prefix == null) throw new ArgumentNullException("prefix");
-            return Cursor.Create(db, true, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, prefix));
+            if (prefix.IsNull) throw new ArgumentNullException("prefix");
+            var p = Enc(prefix);
+            return Typed(Cursor.Create(db, true, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
+
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
 
         // ------------------------------------------------------------ async twins
 

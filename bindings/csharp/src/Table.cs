@@ -601,6 +601,9 @@ namespace DryDB
         internal static UIntPtr Len(byte[] k) { return (UIntPtr)(k == null ? 0 : k.Length); }
 
         /// <summary>Number of keys smaller than <paramref name="key"/> (which need not exist).</summary>
+        /// <summary>An encoded key (exact match for byte[], which the .NET build
+        /// could also pass as a ReadOnlySpan).</summary>
+        public long Rank(byte[] key) { return Rank((Key)key); }
         public long Rank(Key key)
         {
             var k0 = Enc(key);
@@ -946,15 +949,18 @@ namespace DryDB
         {
             Bound l, h;
             Resolve(lo, hi, out l, out h);
-            return Cursor.Create(db, false, () => OpenRaw(l, h, null));
+            return Typed(Cursor.Create(db, false, () => OpenRaw(l, h, null)));
         }
 
         /// <summary>A cursor over the keys starting with <paramref name="prefix"/>.</summary>
-        public Cursor OpenPrefixCursor(byte[] prefix)
+        public Cursor OpenPrefixCursor(Key prefix)
         {
-            CheckKey(prefix, "prefix");
-            return Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, prefix));
+            if (prefix.IsNull) throw new ArgumentNullException("prefix");
+            var p = Enc(prefix);
+            return Typed(Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
+
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
 
         // ------------------------------------------------------------ indexes
 

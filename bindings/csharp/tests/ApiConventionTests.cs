@@ -61,7 +61,18 @@ namespace DryDB.Tests
                 int n = 0;
                 while (c.Next()) n++;
                 Assert.Equal(10, n, "cursor bounds");
+                Assert.True(c.SeekExact(sorted[15]) && Fx.S(c.Value) == "g" + Array.IndexOf(Guids, sorted[15]), "Cursor.SeekExact(Guid)");
+                Assert.True(c.Seek(sorted[12]) && Keys.ToGuid(c.Key) == sorted[12], "Cursor.Seek(Guid)");
             }
+            using (var c = db.GetTable("u64").OpenCursor())
+                Assert.True(c.Seek(2) && Keys.ToUInt64(c.Key) == 255 && c.SeekExact(1UL << 40), "Cursor.Seek(long) on a uint64 table");
+            using (var c = db.GetTable("pairs").OpenPrefixCursor(Key.Tuple("b")))
+            {
+                Assert.True(c.Next() && Fx.S(c.Value) == "b:-3", "OpenPrefixCursor(tuple)");
+                Assert.True(c.SeekExact(Key.Tuple("b", 2)) && Fx.S(c.Value) == "b:2", "Cursor.SeekExact(tuple)");
+            }
+            using (var c = db.GetTable("items").Index("by_category").OpenPrefixCursor("c1"))
+                Assert.True(c.Next() && Fx.S(c.Key) == "c1" && c.Seek("c2") == false, "index OpenPrefixCursor(string), Seek past the prefix");
         }
 
         [Test]

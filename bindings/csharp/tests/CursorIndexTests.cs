@@ -125,7 +125,7 @@ namespace DryDB.Tests
                 while (c.Next()) { byte[] v; Assert.True(words.TryGet(c.Key, out v), "get"); Assert.Bytes(v, c.Value, "cursor value = get"); n++; }
                 Assert.Equal(3002, n, "all words");
             }
-            Assert.Throws<ArgumentNullException>(() => words.OpenPrefixCursor(null));
+            Assert.Throws<ArgumentNullException>(() => words.OpenPrefixCursor((byte[])null));
             Assert.Throws<InvalidOperationException>(() => { using (var c = words.OpenCursor()) { c.Next(); var pk = c.PrimaryKey; } }, "PrimaryKey on a table cursor");
         }
 
