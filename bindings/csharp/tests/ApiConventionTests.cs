@@ -117,9 +117,31 @@ namespace DryDB.Tests
             Assert.Equal("(\"a\", 1)", Key.Describe(Key.Tuple("a", 1L).ToBytes(), KeyKind.Composite, new[] { KeyKind.String, KeyKind.Int64 }), "Describe tuple");
             Assert.Equal("0x0102", Key.Describe(new byte[] { 1, 2 }, KeyKind.Int64, null), "Describe bytes that are no int64");
             Assert.Equal("(\"a\", 1)", Key.Tuple("a", 1L).ToString(), "ToString");
-            // index keys: partial tuples through the index calls
-            var ix = db.GetTable("items").Index("by_category");
-            Assert.Equal(ix.CountKey("c3"), (long)ix.GetAll("c3").Count(), "GetAll(string)");
+            // index keys: partial tuples through the index calls (an index on (string, int64))
+            using (var b = new DatabaseBuilder(new BuilderOptions { PageSize = 512 }))
+            {
+                var t = b.CreateTable("t", KeyKind.Int64);
+                var ib = t.CreateIndex("by_pair", new[] { KeyKind.String, KeyKind.Int64 });
+                for (int i = 0; i < 300; i++)
+                {
+                    t.Append(i, new byte[0]);
+                    ib.Add(Key.Tuple(((char)('a' + i % 3)).ToString(), i % 5), Keys.Int64(i));
+                }
+                using (var d = Database.OpenMemory(b.BuildToMemory()))
+                {
+                    var ix = d.GetTable("t").Index("by_pair");
+                    Assert.Equal(100L, ix.CountKey(Key.Tuple("b")), "CountKey(prefix)");
+                    Assert.Equal(100, ix.GetAll(Key.Tuple("b")).Count(), "GetAll(prefix)");
+                    Assert.Equal(20L, ix.CountKey(Key.Tuple("b", 1)), "CountKey(full)");
+                    Assert.Equal(100L, ix.Count(Bound.Exclusive(Key.Tuple("b")), Bound.Unbounded), "after the last (b, _)");
+                    Assert.Equal(200L, ix.Count(Key.Tuple("a"), Key.Tuple("c")), "[(a,), (c,))");
+                    var first = ix.Range(Bound.Exclusive(Key.Tuple("a")), Bound.Inclusive(Key.Tuple("b"))).ToList();
+                    Assert.Equal(100, first.Count, "((a,), (b,)]");
+                    Assert.Equal("(\"b\", 0)", Key.Describe(first[0].IndexKey, KeyKind.Composite, ix.Parts), "first entry after (a,)");
+                    Assert.Equal(0L, ix.Count(Bound.Exclusive(Key.Tuple("c")), Bound.Unbounded), "after the last entry: empty");
+                    Assert.True(ix.Get(Key.Tuple("c", 4)) != null, "Get(tuple)");
+                }
+            }
         }
 
         [Test]
