@@ -121,15 +121,7 @@ static void end_of(drydb_table *t, const jv *b, int upper, int incl, int nparts,
 }
 
 int main(void) {
-    const char *dir = getenv("DRYDB_VECTORS");
-    if (!dir) dir = "tests/vectors";
-    char path[1024];
-    snprintf(path, sizeof path, "%s/ranges.json", dir);
-    char *text = tu_read_file(path, NULL);
-    if (!text) {
-        fprintf(stderr, "cannot read %s\n", path);
-        return 1;
-    }
+    char *text = tu_read_vector("ranges.json");
     jv *root = jparse(text);
     jv *tables = jget(root, "tables"), *cases = jget(root, "cases");
     CHECK(tables && cases && cases->n >= 100);
