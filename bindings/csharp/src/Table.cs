@@ -669,7 +669,7 @@ namespace DryDB
             return Iterate(l, h, reverse);
         }
         /// <summary>lo &lt;= key &lt; hi, half-open as in every drydb language; a
-        /// null string or byte[] is an open end. Other ends: <see cref="Range(Bound, Bound, bool)"/>.</summary>
+        /// null string or byte[] is an open end. Other ends: <c>Range(Bound, Bound, bool)</c>.</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> Range(Key lo, Key hi, bool reverse = false) { return Range(Bounds.Lower(lo), Bounds.Upper(hi), reverse); }
         /// <summary>Encoded keys, [lo, hi); null (the literal too) is an open end.</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Bounds.Lower(lo), Bounds.Upper(hi), reverse); }
@@ -1007,7 +1007,7 @@ namespace DryDB
         public Task<byte[][]> GetManyAsync(IList<byte[]> keys, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => GetMany(keys), cancellationToken); }
         public Task<long> CountAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(), cancellationToken); }
         public Task<long> CountAsync(Bound lo, Bound hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
-        /// <summary>[lo, hi), as <see cref="Count(DryDB.Key, DryDB.Key)"/>.</summary>
+        /// <summary>[lo, hi), as <c>Count(Key, Key)</c>.</summary>
         public Task<long> CountAsync(Key lo, Key hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
         /// <summary>The rows of the range, materialised in a list; the token is
         /// checked between rows, so a long range stops when it is cancelled.</summary>
@@ -1015,7 +1015,7 @@ namespace DryDB
         {
             return Async.List(() => Range(lo, hi, reverse), cancellationToken);
         }
-        /// <summary>[lo, hi), as <see cref="Range(DryDB.Key, DryDB.Key, bool)"/>.</summary>
+        /// <summary>[lo, hi), as <c>Range(Key, Key, bool)</c>.</summary>
         public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Key lo, Key hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
         {
             return Async.List(() => Range(lo, hi, reverse), cancellationToken);

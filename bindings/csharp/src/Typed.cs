@@ -44,7 +44,7 @@ namespace DryDB
         }
 
         public IEnumerable<KeyValuePair<byte[], T>> Range(Bound lo, Bound hi, bool reverse = false) { return Map(Table.Range(lo, hi, reverse)); }
-        /// <summary>[lo, hi), as <see cref="DryDB.Table.Range(DryDB.Key, DryDB.Key, bool)"/>.</summary>
+        /// <summary>[lo, hi), as <c>Table.Range(Key, Key, bool)</c>.</summary>
         public IEnumerable<KeyValuePair<byte[], T>> Range(Key lo, Key hi, bool reverse = false) { return Map(Table.Range(lo, hi, reverse)); }
         public IEnumerable<KeyValuePair<byte[], T>> Prefix(Key prefix, bool reverse = false) { return Map(Table.Prefix(prefix, reverse)); }
         public IEnumerable<KeyValuePair<byte[], T>> All(bool reverse = false) { return Map(Table.All(reverse)); }
