@@ -23,7 +23,8 @@
  *     passes char *, std::string::data() or std::vector<char>::data() with
  *     no cast (the ABI is that of const uint8_t *). Those handed back come
  *     through `const uint8_t **` out-pointers: a T ** converts to void **
- *     in neither C nor C++, so one pointer type is kept there. Any length above DRYDB_MAX_LEN (2^31 - 1) gives
+ *     in neither C nor C++, so one pointer type is kept there. Any length
+ *     above DRYDB_MAX_LEN (2^31 - 1) gives
  *     DRYDB_INVALID. Keys passed in are copied or used only during the call;
  *     the caller may reuse its buffers as soon as a call returns.
  *   - A key of length 0 is a real key (the smallest one), never "unbounded":
@@ -46,14 +47,14 @@
  *     of them returned is valid until the next of those five calls on the
  *     same thread, on any table of any database (a drydb_range overwrites a
  *     previous drydb_get's value), or drydb_close. No other call touches that
- *     buffer (count, rank, meta, names, info, cursors, failures, other
- *     threads' calls).
+ *     buffer (count, rank, meta, names, info, cursors, other threads' calls).
  *   - Cursors own their buffer: what a cursor returned (drydb_cursor_get,
  *     drydb_cursor_primary_key, the batch calls) is valid until that cursor
  *     moves (any cursor call on it other than drydb_cursor_get /
  *     drydb_cursor_primary_key, a failed move included) or is closed.
- *   - Metadata values (drydb_meta_get) and names (drydb_table_name,
- *     drydb_table_index_name): valid until drydb_close, on every table.
+ *   - Metadata values (drydb_meta_get) and the names of tables and indexes
+ *     (drydb_table_name, drydb_table_index_name): valid until drydb_close,
+ *     whatever the tables' compression.
  *   - Portable code assumes the shorter (compressed) rule everywhere; a
  *     pointer inside [map_addr, map_addr + map_len) of drydb_db_info is in
  *     the image and has the longer one. tests/c/test_rules.c tests each rule.
