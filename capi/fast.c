@@ -6,13 +6,16 @@
  * root, depth, page region, page size and its bitmap of pages it has
  * already checked (checksum + structure). This file searches that tree in
  * place, reading only pages whose bit is set, so it trusts exactly what the
- * engine's own accessors trust. Anything else (a page not yet checked, an
- * overflow value, a key the encoding refuses, a closed or unknown handle)
+ * engine's own accessors trust. A compressed table's branch pages are plain
+ * pages too, and its leaves, once decoded, sit in the engine's page cache,
+ * which C reads under the engine's pin protocol (cache_leaf). Anything else
+ * (a page not yet checked, a leaf not in the cache, an overflow value, a key
+ * the encoding refuses, a closed or unknown handle)
  * goes to the Go implementation (drydb__get_go, drydb__get_many_go), which
  * checks the page, sets its bit, reports errors and sets drydb_errmsg().
  * The answers are the same either way; only the cost differs.
  *
- * Lifetimes: a table handle of a plain table owns a struct drydb__ft,
+ * Lifetimes: a table handle owns a struct drydb__ft,
  * registered in a slot table indexed like the Go handle table. A reader
  * announces itself in one of several counters (striped by CPU so that
  * threads on different cores do not share a cache line), then checks the
@@ -74,6 +77,12 @@ struct drydb__ft {
     int kind;
     int nparts;
     uint8_t parts[DRYDB_MAX_PARTS];
+    /* compressed tables: the engine's page cache (cache_leaf); NULL else */
+    const uint8_t *cache_mem;
+    struct drydb__slot_words *cache_words;
+    const _Atomic uint64_t *cache_hints;
+    uint32_t hint_shift;
+    uint64_t cache_slots, cache_tag;
     struct drydb__ft *next_free;
     struct { _Atomic int64_t n; char pad[56]; } active[STRIPES];
 };
@@ -181,6 +190,12 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->kind = l->kind;
     ft->nparts = l->nparts < DRYDB_MAX_PARTS ? l->nparts : DRYDB_MAX_PARTS;
     memcpy(ft->parts, l->parts, sizeof ft->parts);
+    ft->cache_mem = l->cache_mem;
+    ft->cache_words = l->cache_words;
+    ft->cache_hints = (const _Atomic uint64_t *)l->cache_hints;
+    ft->hint_shift = l->hint_shift;
+    ft->cache_slots = l->cache_slots;
+    ft->cache_tag = l->cache_tag;
     ft->next_free = NULL;
     atomic_store(&ft->handle, handle);
     atomic_store(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], ft);
@@ -284,6 +299,7 @@ static inline uint64_t u64be(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); r
  * tree's region and sits at the level expected; else NULL (go to Go). */
 static inline const uint8_t *page(const struct drydb__ft *ft, uint64_t pg, unsigned level) {
     if (pg < ft->first || pg >= ft->last) return NULL;
+    if (level == 0 && ft->cache_mem != NULL) return NULL; /* a leaf block: cache_leaf */
     if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63)))) return NULL;
     const uint8_t *p = ft->data + (pg << ft->pshift);
     return p[DRYDB__PG_LEVEL] == level ? p : NULL;
@@ -462,9 +478,108 @@ static inline uint64_t slot_branch_child(const uint8_t *p, const uint8_t *key, s
     return u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
 }
 
-/* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. */
+/* ---- the page cache of compressed tables ----
+ *
+ * A compressed table's branch pages are plain pages of the file; its leaves
+ * are blocks that the engine decodes into its page cache (engine/cache.go).
+ * A get whose leaf is in the cache is answered here: cache_leaf takes the
+ * hit exactly as cache.get's lock-free path does (engine.CacheLayout states
+ * the protocol) and the value is copied into the thread's buffer before the
+ * pin is dropped, as the Go path does. A miss, an evicting slot or anything
+ * unusual goes to Go, which loads the block. */
+
+#define HIT_PIN (((uint64_t)1 << 32) | 1)
+
+/* cache_leaf returns the decoded leaf of the block at byte offset off,
+ * pinned (*held set: unpin with cache_unpin), or NULL (go to Go). */
+static const uint8_t *cache_leaf(const struct drydb__ft *ft, uint64_t off, struct drydb__slot_words **held) {
+    uint64_t tag = ft->cache_tag | off;
+    uint64_t h = tag * (uint64_t)DRYDB__HINT_MUL;
+    uint64_t g = (h >> ft->hint_shift) & ~(uint64_t)(DRYDB__HINT_WAYS - 1);
+    uint32_t fp = (uint32_t)(h >> 16) | 1;
+    for (int w = 0; w < DRYDB__HINT_WAYS; w++) {
+        uint64_t e = atomic_load(&ft->cache_hints[g + w]);
+        if ((uint32_t)e != fp) continue;
+        uint64_t j = (e >> 32) - 1;
+        if (j >= ft->cache_slots) continue;
+        struct drydb__slot_words *sw = &ft->cache_words[j];
+        _Atomic uint64_t *pin = (_Atomic uint64_t *)&sw->pin, *stag = (_Atomic uint64_t *)&sw->tag;
+        /* tag before the pin (a stale hint costs no atomic add) and after
+         * it: between the two the slot may have changed pages; pinned, it
+         * cannot */
+        if (atomic_load(stag) != tag) continue;
+        uint64_t v = atomic_fetch_add(pin, HIT_PIN) + HIT_PIN;
+        if ((int32_t)(uint32_t)v <= 0 || (v >> 63) != 0) { /* evicting, or hits about to wrap: Go's */
+            atomic_fetch_sub(pin, HIT_PIN);
+            return NULL;
+        }
+        if (atomic_load(stag) != tag) {
+            atomic_fetch_sub(pin, HIT_PIN);
+            continue;
+        }
+        _Atomic uint64_t *ref = (_Atomic uint64_t *)&sw->ref;
+        if (atomic_load_explicit(ref, memory_order_relaxed) == 0) atomic_store(ref, 1);
+        *held = sw;
+        return ft->cache_mem + (j << ft->pshift);
+    }
+    return NULL;
+}
+
+static inline void cache_unpin(struct drydb__slot_words *sw) {
+    atomic_fetch_sub((_Atomic uint64_t *)&sw->pin, 1);
+}
+
+/* leaf_hold returns the leaf at ref for reading: a checked page of the
+ * file, or a compressed table's decoded leaf in the cache, pinned (*held:
+ * leaf_drop it); NULL to go to Go. */
+static inline const uint8_t *leaf_hold(const struct drydb__ft *ft, uint64_t ref, struct drydb__slot_words **held) {
+    *held = NULL;
+    return ft->cache_mem != NULL ? cache_leaf(ft, ref, held) : page(ft, ref, 0);
+}
+
+static inline void leaf_drop(struct drydb__slot_words *held) {
+    if (held != NULL) cache_unpin(held);
+}
+
+/* A branch's entry i: its child and the rows before it in the branch. */
+static inline uint64_t branch_child(const struct drydb__ft *ft, const uint8_t *p, size_t n, size_t i) {
+    return ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i) : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i));
+}
+
+static inline uint64_t branch_before(const struct drydb__ft *ft, const uint8_t *p, size_t n, size_t i) {
+    return ft->key8 ? u64le(p + DRYDB__PAGE_HDR + 16 * n + 8 * i)
+                    : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i) + 8);
+}
+
+/* leaf_value finds key in leaf p; DRYDB_OK (val set), DRYDB_NOTFOUND or
+ * FALLBACK. */
+static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
+                             const uint8_t **val, size_t *vlen) {
+    size_t n = u16le(p + DRYDB__PG_N);
+    if (ft->key8) {
+        int found;
+        size_t i = leaf8_find(p, n, u64be(key), &found);
+        if (!found) return DRYDB_NOTFOUND;
+        return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
+    }
+    size_t lo = slot_lower(p, key, klen, 0, 0);
+    if (lo >= n) return DRYDB_NOTFOUND;
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
+    size_t kl = u16le(e);
+    if (keycmp(e + DRYDB__LEAF_HDR, kl, key, klen) != 0) return DRYDB_NOTFOUND;
+    uint16_t vl = u16le(e + 2);
+    if (vl & DRYDB__OVERFLOW) return FALLBACK;
+    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
+    *vlen = vl;
+    return DRYDB_OK;
+}
+
+/* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. With
+ * copy set, a value found in a compressed table's cached leaf is copied
+ * into the thread's buffer (drydb_get's rule for compressed tables);
+ * without it such tables go to Go. */
 static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
-                  const uint8_t **val, size_t *vlen) {
+                  const uint8_t **val, size_t *vlen, int copy) {
     if (ft->depth == 0) return DRYDB_NOTFOUND;
     uint64_t ref = ft->root;
     if (ft->key8) {
@@ -476,31 +591,32 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
             size_t n = u16le(p + DRYDB__PG_N);
             ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * branch8_child(p, n, k));
         }
+    } else {
+        for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+            const uint8_t *p = page(ft, ref, lvl);
+            if (p == NULL) return FALLBACK;
+            ref = slot_branch_child(p, key, klen);
+        }
+    }
+    if (ft->cache_mem == NULL) {
         const uint8_t *p = page(ft, ref, 0);
-        if (p == NULL) return FALLBACK;
-        size_t n = u16le(p + DRYDB__PG_N);
-        int found;
-        size_t i = leaf8_find(p, n, k, &found);
-        if (!found) return DRYDB_NOTFOUND;
-        return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
+        return p == NULL ? FALLBACK : leaf_value(ft, p, key, klen, val, vlen);
     }
-    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
-        const uint8_t *p = page(ft, ref, lvl);
-        if (p == NULL) return FALLBACK;
-        ref = slot_branch_child(p, key, klen);
-    }
-    const uint8_t *p = page(ft, ref, 0);
+    struct drydb__slot_words *held;
+    const uint8_t *p = copy ? cache_leaf(ft, ref, &held) : NULL;
     if (p == NULL) return FALLBACK;
-    size_t n = u16le(p + DRYDB__PG_N), lo = slot_lower(p, key, klen, 0, 0);
-    if (lo >= n) return DRYDB_NOTFOUND;
-    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
-    size_t kl = u16le(e);
-    if (keycmp(e + DRYDB__LEAF_HDR, kl, key, klen) != 0) return DRYDB_NOTFOUND;
-    uint16_t vl = u16le(e + 2);
-    if (vl & DRYDB__OVERFLOW) return FALLBACK;
-    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
-    *vlen = vl;
-    return DRYDB_OK;
+    int rc = leaf_value(ft, p, key, klen, val, vlen);
+    if (rc == DRYDB_OK && *vlen > 0) {
+        uint8_t *b = drydb__tls_reserve(*vlen);
+        if (b == NULL) {
+            rc = FALLBACK; /* Go reports it */
+        } else {
+            memcpy(b, *val, *vlen);
+            *val = b;
+        }
+    }
+    cache_unpin(held);
+    return rc;
 }
 
 /* utf8_valid is Go's utf8.Valid (keyenc's rule for string keys): no
@@ -628,7 +744,7 @@ DRYDB__HIDDEN int drydb__fast_get(const struct drydb__ft *ft, const uint8_t *key
                                   const uint8_t **val, size_t *vlen) {
     if ((key == NULL && klen != 0) || klen > DRYDB_MAX_LEN || val == NULL || vlen == NULL || !key_ok(ft, key, klen))
         return FALLBACK;
-    return lookup(ft, key ? key : drydb__empty, klen, val, vlen);
+    return lookup(ft, key ? key : drydb__empty, klen, val, vlen, 1);
 }
 
 EXPORT int drydb_get(drydb_table *t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen) {
@@ -649,7 +765,7 @@ static int many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, const
     for (size_t i = 0; i < n; i++) {
         size_t kl = klens[i];
         if (kl > DRYDB_MAX_LEN || !key_ok(ft, k, kl)) return FALLBACK;
-        int r = lookup(ft, k, kl, &vals[i], &vlens[i]);
+        int r = lookup(ft, k, kl, &vals[i], &vlens[i], 0);
         if (r == FALLBACK) return FALLBACK;
         if (r == DRYDB_NOTFOUND) {
             vals[i] = NULL;
@@ -691,21 +807,58 @@ static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uin
         *out = 0;
         return DRYDB_OK;
     }
-    if (!ft->key8 || klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
-    uint64_t k = u64be(key), row = 0, ref = ft->root;
+    if (ft->key8 && klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
+    uint64_t k = ft->key8 ? u64be(key) : 0, row = 0, ref = ft->root;
     for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
         const uint8_t *p = page(ft, ref, lvl);
         if (p == NULL) return FALLBACK;
         size_t n = u16le(p + DRYDB__PG_N);
-        size_t i = branch8_child(p, n, k);
-        row += u64le(p + DRYDB__PAGE_HDR + 16 * n + 8 * i);
-        ref = u64le(p + DRYDB__PAGE_HDR + 8 * n + 8 * i);
+        size_t i = ft->key8 ? branch8_child(p, n, k) : slot_lower(p, key, klen, 1, 1) - 1;
+        row += branch_before(ft, p, n, i);
+        ref = branch_child(ft, p, n, i);
     }
-    const uint8_t *p = page(ft, ref, 0);
+    struct drydb__slot_words *held;
+    const uint8_t *p = leaf_hold(ft, ref, &held);
     if (p == NULL) return FALLBACK;
-    size_t n = u16le(p + DRYDB__PG_N);
-    *out = row + leaf8_find(p, n, k, found);
+    size_t n = u16le(p + DRYDB__PG_N), i;
+    if (ft->key8) {
+        i = leaf8_find(p, n, k, found);
+    } else {
+        i = slot_lower(p, key, klen, 0, 0);
+        if (i < n) {
+            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+            *found = keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) == 0;
+        }
+    }
+    leaf_drop(held);
+    *out = row + i;
     return DRYDB_OK;
+}
+
+/* leaf_at_row holds the leaf with row r (the engine's tree.rowLeaf) and
+ * sets *first to its first row; NULL to go to Go. */
+static const uint8_t *leaf_at_row(const struct drydb__ft *ft, uint64_t r, uint64_t *first,
+                                  struct drydb__slot_words **held) {
+    uint64_t row = 0, ref = ft->root;
+    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+        const uint8_t *p = page(ft, ref, lvl);
+        if (p == NULL) return NULL;
+        size_t n = u16le(p + DRYDB__PG_N), lo = 1, hi = n;
+        while (lo < hi) { /* the last entry with no more rows before it than r - row */
+            size_t m = (lo + hi) >> 1;
+            if (branch_before(ft, p, n, m) <= r - row) lo = m + 1;
+            else hi = m;
+        }
+        row += branch_before(ft, p, n, lo - 1);
+        ref = branch_child(ft, p, n, lo - 1);
+    }
+    const uint8_t *p = leaf_hold(ft, ref, held);
+    if (p != NULL && r - row >= u16le(p + DRYDB__PG_N)) { /* counts that lie: Go reports them */
+        leaf_drop(*held);
+        return NULL;
+    }
+    *first = row;
+    return p;
 }
 
 /* bound_row: the first row inside a lower bound, or the first row past an
@@ -1005,6 +1158,75 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
     }
 }
 
+/* crange: range for a compressed table whose leaves are in the cache. The
+ * rows are found by rank (bound_row) and read by row (leaf_at_row), since
+ * leaf blocks carry no sibling links; the leaves stay pinned while keys and
+ * values are summed and then copied into the thread's buffer (drydb_range's
+ * rule for compressed tables), so a batch may span at most CR_LEAVES
+ * leaves: a longer one, an overflow value or a miss goes to Go. */
+enum { CR_LEAVES = 16 };
+
+static int crange(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                  size_t hilen, int hikind, int back, size_t max, const uint8_t **keys, size_t *klens,
+                  const uint8_t **vals, size_t *vlens, size_t *n) {
+    *n = 0;
+    if (ft->depth == 0 || max == 0) return DRYDB_OK;
+    uint64_t a, b;
+    if (lokind != DRYDB_UNBOUNDED && lo == NULL) lo = drydb__empty;
+    if (hikind != DRYDB_UNBOUNDED && hi == NULL) hi = drydb__empty;
+    if (bound_row(ft, lo, lolen, lokind, 0, &a) != DRYDB_OK || bound_row(ft, hi, hilen, hikind, 1, &b) != DRYDB_OK)
+        return FALLBACK;
+    if (b <= a) return DRYDB_OK;
+    uint64_t want = b - a < max ? b - a : max;
+    uint64_t first = back ? b - want : a, last = first + want; /* rows [first, last) */
+    struct drydb__slot_words *held[CR_LEAVES];
+    int nl = 0, rc = DRYDB_OK;
+    size_t bytes = 0;
+    /* pass 1: hold the leaves, point the answers into them, sum the sizes */
+    for (uint64_t r = first; r < last;) {
+        if (nl == CR_LEAVES) { rc = FALLBACK; goto out; }
+        uint64_t row;
+        const uint8_t *p = leaf_at_row(ft, r, &row, &held[nl]);
+        if (p == NULL) { rc = FALLBACK; goto out; }
+        nl++;
+        size_t cnt = u16le(p + DRYDB__PG_N);
+        uint64_t end = row + cnt < last ? row + cnt : last;
+        for (; r < end; r++) {
+            size_t j = (size_t)(back ? last - 1 - r : r - first), vl;
+            const uint8_t *v;
+            if (entry(ft, p, cnt, (size_t)(r - row), &keys[j], &klens[j], &v, &vl) != DRYDB_OK) {
+                rc = FALLBACK; /* an overflow value */
+                goto out;
+            }
+            bytes += klens[j];
+            if (vals != NULL) {
+                vals[j] = v;
+                vlens[j] = vl;
+                bytes += vl;
+            }
+        }
+    }
+    /* pass 2: copy them out of the cache before the pins go */
+    uint8_t *buf = drydb__tls_reserve(bytes);
+    if (buf == NULL) { rc = FALLBACK; goto out; } /* Go reports it */
+    for (size_t j = 0; j < (size_t)want; j++) {
+        if (klens[j]) {
+            memcpy(buf, keys[j], klens[j]);
+            keys[j] = buf;
+            buf += klens[j];
+        }
+        if (vals != NULL && vlens[j]) {
+            memcpy(buf, vals[j], vlens[j]);
+            vals[j] = buf;
+            buf += vlens[j];
+        }
+    }
+    *n = (size_t)want;
+out:
+    for (int l = 0; l < nl; l++) leaf_drop(held[l]);
+    return rc;
+}
+
 /* drydb_range's answer in C, as drydb__fast_get's. */
 DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
                                     const uint8_t *hi, size_t hilen, int hikind, uint32_t flags, size_t max,
@@ -1014,6 +1236,9 @@ DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *l
         (flags & ~(uint32_t)DRYDB_REVERSE) != 0 || max == 0 || max > DRYDB__MAX_BATCH || !bound_ok(lo, lolen, lokind) ||
         !bound_ok(hi, hilen, hikind) || !bound_key_ok(ft, lo, lolen, lokind) || !bound_key_ok(ft, hi, hilen, hikind))
         return FALLBACK;
+    if (ft->cache_mem != NULL)
+        return crange(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys, klens,
+                      vals, vlens, n);
     return range(ft, lo, lolen, lokind, hi, hilen, hikind, (flags & DRYDB_REVERSE) != 0, max, keys, klens, vals,
                  vlens, n);
 }

@@ -49,6 +49,17 @@ typedef int drydb__fault_buf;
 #define DRYDB__BRANCH_HDR 18     /* child u64 + before u64 + klen u16 */
 #define DRYDB__OVERFLOW   0x8000 /* in vlen */
 
+/* The page cache's hint index and slot words (engine.CacheLayout; a Go
+ * test checks them against the engine). */
+#define DRYDB__HINT_MUL   0x9E3779B97F4A7C15
+#define DRYDB__HINT_WAYS  4
+#define DRYDB__SLOT_WORDS 24     /* sizeof(struct drydb__slot_words) */
+struct drydb__slot_words {
+    uint64_t pin; /* low 32 bits pins (an int32), high 32 bits hits */
+    uint64_t tag; /* the page's tag, 0 = none */
+    uint64_t ref; /* CLOCK's referenced bit */
+};
+
 /* What engine.Layout describes. */
 struct drydb__layout {
     const uint8_t *data;
@@ -59,6 +70,13 @@ struct drydb__layout {
     int kind;
     int nparts;         /* composite keys: the kinds of the parts */
     uint8_t parts[16];  /* DRYDB_MAX_PARTS */
+    /* compressed tables (engine.CacheLayout; cache_mem NULL otherwise):
+     * leaves are blocks decoded into the engine's page cache */
+    const uint8_t *cache_mem;
+    struct drydb__slot_words *cache_words;
+    const uint64_t *cache_hints;
+    uint32_t hint_shift;
+    uint64_t cache_slots, cache_tag;
 };
 
 struct drydb__ft;

@@ -88,7 +88,8 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	d.tabs[n] = to.handle
 	d.kids[to.handle] = nil
 	if l, ok := t.Layout(); ok {
-		// Plain table: drydb_get answers in C while its pages are checked.
+		// drydb_get answers in C while the pages on its way are checked
+		// (and, for a compressed table, while its leaf is in the cache).
 		cl := C.struct_drydb__layout{
 			data: (*C.uint8_t)(l.Data), verified: (*C.uint64_t)(l.Verified),
 			root: C.uint64_t(l.Root), depth: C.uint64_t(l.Depth), first: C.uint64_t(l.FirstPage),
@@ -96,6 +97,17 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		}
 		if l.Key8 {
 			cl.key8 = 1
+		}
+		if c := l.Cache; c != nil {
+			// Compressed table: C takes cache hits itself. The cache's
+			// memory is outside the Go heap and lives until the database
+			// closes, after the fast path (drydb_close's order).
+			cl.cache_mem = (*C.uint8_t)(c.Mem)
+			cl.cache_words = (*C.struct_drydb__slot_words)(c.Words)
+			cl.cache_hints = (*C.uint64_t)(c.Hints)
+			cl.hint_shift = C.uint32_t(c.HintShift)
+			cl.cache_slots = C.uint64_t(c.Slots)
+			cl.cache_tag = C.uint64_t(c.Tag)
 		}
 		cl.nparts = C.int(len(to.enc.Parts))
 		for i, k := range to.enc.Parts {

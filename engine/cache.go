@@ -50,9 +50,15 @@ type cache struct {
 	hints     []atomic.Uint64
 	hintMem   []byte
 	hintShift uint
-	oldHits   atomic.Uint64 // hits of slots since evicted
-	hand      int
-	freed     atomic.Bool
+	// words holds each slot's pin, tag and ref words, in the same mapping
+	// as the hints (after them): the C library takes cache hits of
+	// drydb_get without entering Go (capi/fast.c, cache_leaf) and must
+	// pin, check and mark slots exactly as get does here, so these words
+	// may not live in the Go heap. See slotWords.
+	words   []slotWords
+	oldHits atomic.Uint64 // hits of slots since evicted
+	hand    int
+	freed   atomic.Bool
 
 	transPages atomic.Int64 // transient pages not yet released
 
@@ -72,22 +78,31 @@ type cacheKey struct {
 	off uint64
 }
 
-type slot struct {
+// slotWords are the words of a slot that readers outside Go touch too. C
+// mirrors this struct (struct drydb__slot_words in capi/fast.h; a test
+// checks the offsets).
+type slotWords struct {
 	// pin packs two counters so that a hit costs one atomic add: the low
 	// 32 bits are the pin count (an int32, offset by evicting while the
 	// slot changes hands), the high 32 bits the pins taken since the slot
 	// was loaded, which are its hits (folded into oldHits before they wrap
-	// and when the slot is evicted).
+	// and when the slot is evicted; a C reader that would make them wrap
+	// backs off and lets Go take the hit).
 	pin atomic.Uint64
-	ref atomic.Uint32
 	// tag is the packed key of the page, set only once it is decoded
 	// without error (so a matching tag means a readable page) and cleared
 	// when the slot is claimed for eviction; 0 = none.
-	tag   atomic.Uint64
-	key   cacheKey
-	used  bool
-	ready chan struct{} // closed when loaded; nil once settled
-	err   error
+	tag atomic.Uint64
+	// ref is CLOCK's referenced bit (0 or 1).
+	ref atomic.Uint64
+}
+
+type slot struct {
+	*slotWords // nil only for a transient page's slot
+	key        cacheKey
+	used       bool
+	ready      chan struct{} // closed when loaded; nil once settled
+	err        error
 	// trans is set only on the slot of a transient page; it lives outside
 	// the array and is never shared, so unpin frees the page instead.
 	trans *transient
@@ -116,11 +131,13 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	for hn < 8*int(n) {
 		hn <<= 1
 	}
-	if c.hintMem, err = osfile.Alloc(hn * 8); err != nil {
+	wsize := int(unsafe.Sizeof(slotWords{}))
+	if c.hintMem, err = osfile.Alloc(hn*8 + int(n)*wsize); err != nil {
 		osfile.Free(mem)
 		return nil, fmt.Errorf("drydb: allocating a page cache's index: %w", err)
 	}
 	c.hints = unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(c.hintMem))), hn)
+	c.words = unsafe.Slice((*slotWords)(unsafe.Pointer(&c.hintMem[hn*8])), n)
 	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
 	for i := range c.shards {
 		c.shards[i].m = map[cacheKey]int32{}
@@ -141,6 +158,12 @@ func (c *cache) slotAt(i int32) *slot {
 	ch := c.chunks[i/slotChunk].Load()
 	if ch == nil {
 		ch = new([slotChunk]slot)
+		base := int(i) / slotChunk * slotChunk
+		for k := range ch {
+			if base+k < c.nslots {
+				ch[k].slotWords = &c.words[base+k]
+			}
+		}
 		c.chunks[i/slotChunk].Store(ch)
 	}
 	return &ch[i%slotChunk]
@@ -215,7 +238,7 @@ const hintWays = 4
 
 // hintGroup returns the hint group of a tag and the tag's fingerprint.
 func (c *cache) hintGroup(tag uint64) (*[hintWays]atomic.Uint64, uint32) {
-	h := tag * 0x9E3779B97F4A7C15
+	h := tag * HintMul
 	g := (h >> c.hintShift) &^ (hintWays - 1)
 	return (*[hintWays]atomic.Uint64)(c.hints[g : g+hintWays]), uint32(h>>16) | 1
 }
@@ -462,6 +485,9 @@ func (c *cache) stats() CacheStats {
 	for i := range c.chunks {
 		if ch := c.chunks[i].Load(); ch != nil {
 			for j := range ch {
+				if ch[j].slotWords == nil { // past the last slot
+					break
+				}
 				st.Hits += ch[j].pin.Load() >> 32
 				if ch[j].used {
 					st.Bytes += uint64(c.ps)

@@ -27,17 +27,58 @@ type Layout struct {
 	Key8      bool           // key-array pages (8-byte keys), else slotted pages
 	Verified  unsafe.Pointer // bitmap of checked pages: bit p%64 of uint64 word p/64 (Go memory: pin it, runtime.Pinner, before C keeps it)
 	Encoding  keyenc.Kind
+	// Cache is set for a compressed table: its branch pages are plain and
+	// read as above, its leaves are blocks decoded into the page cache,
+	// which the reader may search in place while it holds a pin (CacheLayout).
+	Cache *CacheLayout
 }
 
-// Layout returns the table's layout, or false for a table whose pages are
-// not stored plain (compressed or filtered): those are read through the
-// engine's cache only.
+// CacheLayout describes the page cache for a reader outside Go that takes
+// cache hits itself (capi/fast.c's cache_leaf) and leaves every miss to
+// the engine. It follows cache.get: find the tag's hint group, match the
+// fingerprint, check the slot's tag, pin (add 1<<32|1 to the pin word;
+// a non-positive low half means the slot is being evicted: undo and give
+// up; a set top bit: undo and give up, the engine moves hit counts), check
+// the tag again, set ref to 1, read the page, unpin (add -1). A slot whose
+// tag matches holds a decoded leaf that passed checkNode at level 0.
+type CacheLayout struct {
+	Mem       unsafe.Pointer // slot i's page is at Mem + i << PageShift
+	Words     unsafe.Pointer // slot i's slotWords (pin, tag, ref: three uint64)
+	Hints     unsafe.Pointer // hint entries (uint64), groups of HintWays
+	HintShift uint           // group = (tag * HintMul) >> HintShift, rounded down to HintWays
+	Slots     uint64
+	Tag       uint64 // the tree's tag bits: a block at byte offset off has tag Tag | off
+}
+
+// Constants of the cache's hint index that a reader outside Go must mirror.
+const (
+	HintMul  = 0x9E3779B97F4A7C15
+	HintWays = hintWays
+)
+
+// Layout returns the table's layout (false once the database is closed).
 func (t *Table) Layout() (Layout, bool) {
-	if t.codec != nil || t.db.closed.Load() {
+	if t.db.closed.Load() {
 		return Layout{}, false
 	}
 	tr := &t.tree
+	var cl *CacheLayout
+	if t.codec != nil {
+		c := t.db.cache
+		if c == nil {
+			return Layout{}, false
+		}
+		cl = &CacheLayout{
+			Mem:       unsafe.Pointer(unsafe.SliceData(c.mem)),
+			Words:     unsafe.Pointer(unsafe.SliceData(c.words)),
+			Hints:     unsafe.Pointer(unsafe.SliceData(c.hints)),
+			HintShift: c.hintShift,
+			Slots:     uint64(c.nslots),
+			Tag:       packTag(tr, 0),
+		}
+	}
 	return Layout{
+		Cache:     cl,
 		Data:      unsafe.Pointer(unsafe.SliceData(t.db.data)),
 		PageShift: t.db.pshift,
 		Root:      tr.desc.Root,

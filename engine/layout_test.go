@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 )
@@ -35,5 +36,25 @@ func TestFastHeaderAgrees(t *testing.T) {
 		if g, ok := got[name]; !ok || g != w {
 			t.Errorf("capi/fast.h %s = %d (present %v), format says %d", name, g, ok, w)
 		}
+	}
+	// The cache's words and hints, which C reads for cache hits.
+	cache := map[string]uint64{
+		"DRYDB__HINT_MUL": HintMul, "DRYDB__HINT_WAYS": HintWays,
+		"DRYDB__SLOT_WORDS": uint64(unsafe.Sizeof(slotWords{})),
+	}
+	for _, m := range re.FindAllStringSubmatch(string(src), -1) {
+		if w, ok := cache[m[1]]; ok {
+			if g, _ := strconv.ParseUint(m[2], 0, 64); g != w {
+				t.Errorf("capi/fast.h %s = %d, the engine's is %d", m[1], g, w)
+			}
+			delete(cache, m[1])
+		}
+	}
+	for name := range cache {
+		t.Errorf("capi/fast.h lacks %s", name)
+	}
+	var w slotWords
+	if unsafe.Offsetof(w.pin) != 0 || unsafe.Offsetof(w.tag) != 8 || unsafe.Offsetof(w.ref) != 16 {
+		t.Errorf("slotWords is not {pin, tag, ref} as struct drydb__slot_words says")
 	}
 }

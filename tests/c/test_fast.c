@@ -7,8 +7,9 @@
  * twice: the first round mixes both paths (pages are checked as they are
  * first touched), the second runs warm. Tables cover both page layouts
  * (8-byte key arrays and slotted pages), small pages (deep trees), empty
- * keys and values, overflow values, non-ASCII string keys, a compressed
- * table (Go only) and an empty table. The bindings' copy-out calls of the
+ * keys and values, overflow values, non-ASCII string keys, compressed
+ * tables of both leaf layouts (gets whose leaf is in the page cache answer
+ * in C, the rest in Go) and an empty table. The bindings' copy-out calls of the
  * same reads (drydb_bindings.h) answer the same, in buffers of random
  * sizes. */
 #include "testutil.h"
@@ -545,6 +546,8 @@ int main(void) {
         {"f64", DRYDB_KEY_FLOAT64, DRYDB_COMPRESS_NONE, 0, 0},
         {"prefixed", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
         {"zstd", DRYDB_KEY_INT64, DRYDB_COMPRESS_ZSTD, 0, 0},
+        {"zstr", DRYDB_KEY_STRING, DRYDB_COMPRESS_ZSTD, 0, 0},
+        {"s2", DRYDB_KEY_BYTES, DRYDB_COMPRESS_S2, 0, 0},
         {"empty", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
     };
     enum { NT = sizeof tabs / sizeof tabs[0] };

@@ -576,7 +576,8 @@ class Table(_Keyed):
         each bound is included; None is unbounded. Composite tables accept
         partial tuples as bounds. Yields ``(key, value)``, or only keys
         (``values=False``) or only values (``keys=False``). Rows are fetched
-        256 per library call (``drydb_range``: no cursor is opened)."""
+        16 in the first library call, doubling up to 256 per call
+        (``drydb_range``: no cursor is opened)."""
         if not keys and not values:
             raise ValueError("drydb: range() needs keys or values")
         return self._paths.range(start, stop, inclusive, reverse,

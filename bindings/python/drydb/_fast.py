@@ -52,7 +52,8 @@ rely on:
   a Python function with keyword-only parameters is called through CPython's
   generic (slower, ~50 ns) path, a plain one through its inlined fast path.
 * Scans (range, prefix, keys, values, items) read their rows with
-  ``drydb__copy_range``: up to 256 rows per call, no cursor to open or close;
+  ``drydb__copy_range``: 16 rows in the first call, doubling up to 256 per
+  call (taking a few rows costs a few rows), no cursor to open or close;
   a long range continues with the last key read as an exclusive bound. The
   keys come back one after another in one buffer, the values in another: the
   keys of an int64/uint64 batch are decoded with one ``array`` conversion,
@@ -92,6 +93,10 @@ _EIGHTS = byref(_EIGHTS_ARR)
 # drydb__copy_range's max is its 9th argument: passed on the stack, where a
 # plain int would be a 4-byte C int under a size_t (its high half undefined)
 _MAX_ARG = c_size_t(_BATCH)
+# A scan's batches grow from 16 rows, doubling, to _BATCH: taking the first
+# few rows of an unbounded range fetches about that many (16 + 32 + 64 for
+# 100), while long scans soon pay one call per 256 rows.
+_GROWTH = tuple((n, c_size_t(n)) for n in (16, 32, 64, 128, _BATCH))
 # A batch's buffers: its keys, its values (grown for a row that does not fit)
 _KCAP = 32 << 10
 _VCAP = 128 << 10
@@ -587,15 +592,17 @@ def _build(paths: TablePaths, t: Any) -> None:
 
     kind = -1 if kc.raw else kc.kind
     kdec = kc.decode
-    maxarg = _MAX_ARG
-
     def batches(lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool,
                 what: int) -> Iterator[Any]:
         """The rows of a range, batch by batch (lists or zips of copies)."""
         flags = 1 if reverse else 0
         want = _KEYS_ONLY if what == 1 else _KEYS_VALUES
         last = b""
+        step = 0
         while True:
+            size, maxarg = _GROWTH[step]
+            if step < len(_GROWTH) - 1:
+                step += 1
             b = _get_batch()
             try:
                 c = b.c
@@ -611,7 +618,7 @@ def _build(paths: TablePaths, t: Any) -> None:
                 m = b.n[0]
                 if m == 0:
                     return
-                more = m == _BATCH or rc == FULL
+                more = m == size or rc == FULL
                 keys, vals, last = _decode(b, m, what, kind, kdec, more)
             finally:
                 _put_batch(b)

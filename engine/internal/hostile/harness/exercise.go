@@ -244,7 +244,8 @@ func (x *exerciser) readAll(db *engine.DB) {
 }
 
 func (x *exerciser) table(t *engine.Table) {
-	lay, plain := t.Layout()
+	lay, ok := t.Layout()
+	plain := ok && lay.Cache == nil
 	x.plain = plain
 	if plain {
 		x.base = uintptr(lay.Data)
