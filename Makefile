@@ -167,6 +167,7 @@ test-cgocheck2:
 vectors: cmake-build
 	$(GO) run ./tests/vectors/gen -out tests/vectors
 	$(BUILD)/cmake/make_vectors tests/vectors/c_built.drydb
+	python3 tests/vectors/gen/ranges.py
 
 # drydbConfig.cmake finds the headers relative to the libdir it sits in, so
 # that any LIBDIR (lib64, lib/x86_64-linux-gnu) works and an installed tree

@@ -231,6 +231,24 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc}, out)
 }
 
+//export drydb_builder_table_codec
+func drydb_builder_table_codec(h C.uintptr_t, codec *C.char) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTBuilder(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.bo.unlock()
+	name, ok := cname(codec)
+	if !ok {
+		return failf(codeInvalid, "drydb_builder_table_codec: NULL codec")
+	}
+	if err := t.tb.SetCodec(name); err != nil {
+		return fail(err)
+	}
+	return codeOK
+}
+
 // kid gives *out a handle for obj, a table or index builder of bo, freed
 // with bo.
 func (bo *builderObj) kid(k kind, obj any, out *C.uintptr_t) C.int {

@@ -7,8 +7,10 @@ package main
 import "C"
 
 import (
+	"maps"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,8 +35,10 @@ type dbObj struct {
 	closed atomic.Bool
 
 	names   []*C.char            // table names, C strings freed at close
+	codecs  []*C.char            // tables' codec names (drydb_table_codec), freed at close
 	ixNames map[string][]*C.char // index names per table, freed at close
 	meta    map[string]cbuf      // metadata values copied to C memory
+	metaKey []cbuf               // metadata keys in order, owned C copies (drydb_meta_key)
 	info    engine.Info          // cached: Info() copies a map
 	mu      sync.Mutex           // guards the maps below
 	tabs    map[string]uintptr   // table handles (one per name)
@@ -238,6 +242,11 @@ func openImage(data []byte, fl *file, opts *engine.Options, out *C.uintptr_t) (r
 			d.ixNames[n] = append(d.ixNames[n], C.CString(ix))
 		}
 	}
+	for _, k := range slices.Sorted(maps.Keys(d.info.Metadata)) {
+		p := C.malloc(C.size_t(len(k) + 1))
+		copy(unsafe.Slice((*byte)(p), len(k)), k)
+		d.metaKey = append(d.metaKey, cbuf{p: (*C.uint8_t)(p), n: len(k)})
+	}
 	for k, v := range d.info.Metadata {
 		d.meta[k] = cbuf{p: cptr(v), n: len(v)}
 		if !d.inImage(v) { // the engine decoded it: keep a C copy
@@ -284,6 +293,10 @@ func (d *dbObj) release() {
 		C.free(unsafe.Pointer(p))
 	}
 	d.names = nil
+	for _, p := range d.codecs {
+		C.free(unsafe.Pointer(p))
+	}
+	d.codecs = nil
 	for _, ps := range d.ixNames {
 		for _, p := range ps {
 			C.free(unsafe.Pointer(p))
@@ -296,6 +309,10 @@ func (d *dbObj) release() {
 		}
 	}
 	d.meta = nil
+	for _, m := range d.metaKey {
+		C.free(unsafe.Pointer(m.p))
+	}
+	d.metaKey = nil
 }
 
 //export drydb_close
@@ -390,6 +407,26 @@ func drydb_meta_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_
 	}
 	setPtr(val, m.p)
 	*vlen = C.size_t(n)
+	return codeOK
+}
+
+//export drydb_meta_key
+func drydb_meta_key(h C.uintptr_t, i C.size_t, key **C.uint8_t, klen *C.size_t) (rc C.int) {
+	defer guard(&rc)
+	d, rc := getDB(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer d.leave()
+	if key == nil || klen == nil {
+		return failf(codeInvalid, "drydb_meta_key: NULL out-pointer")
+	}
+	if uint64(i) >= uint64(len(d.metaKey)) {
+		return codeNotFound
+	}
+	m := d.metaKey[i]
+	setPtr(key, m.p)
+	*klen = C.size_t(m.n)
 	return codeOK
 }
 

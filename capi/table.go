@@ -24,6 +24,7 @@ type tableObj struct {
 	enc    keyenc.Encoding
 	handle uintptr
 	ixs    map[string]uintptr // index handles, guarded by d.mu
+	codec  *C.char            // Table.Codec as a C string, freed at close (d.codecs)
 }
 
 type indexObj struct {
@@ -87,6 +88,8 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 	}
 	d.tabs[n] = to.handle
 	d.kids[to.handle] = nil
+	to.codec = C.CString(t.Codec())
+	d.codecs = append(d.codecs, to.codec)
 	if l, ok := t.Layout(); ok {
 		// drydb_get answers in C while the pages on its way are checked
 		// (and, for a compressed table, while its leaf is in the cache).
@@ -160,6 +163,21 @@ func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) (rc C.int) 
 	if c.Dictionary {
 		out.flags |= C.DRYDB_DICTIONARY
 	}
+	return codeOK
+}
+
+//export drydb_table_codec
+func drydb_table_codec(h C.uintptr_t, name **C.char) (rc C.int) {
+	defer guard(&rc)
+	t, rc := getTable(h)
+	if rc != codeOK {
+		return rc
+	}
+	defer t.d.leave()
+	if name == nil {
+		return failf(codeInvalid, "drydb_table_codec: NULL name")
+	}
+	*name = t.codec
 	return codeOK
 }
 
@@ -363,7 +381,10 @@ func bound(what string, p *C.uint8_t, n C.size_t, k C.int, enc keyenc.Encoding, 
 		return engine.Bound{}, badLen(what, p, n)
 	}
 	err := enc.ValidateBound(b)
-	if upper && k == C.DRYDB_EXCLUSIVE {
+	if upper == (k == C.DRYDB_EXCLUSIVE) {
+		// The ends that start past a key prefix (exclusive upper, inclusive
+		// lower) also take its successor: how the bindings say "all keys
+		// with this prefix" at an end (engine.PrefixBound).
 		err = enc.ValidateUpperBound(b)
 	}
 	if err != nil {

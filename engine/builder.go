@@ -35,6 +35,11 @@ type BuilderOptions struct {
 type TableOptions struct {
 	Encoding    keyenc.Encoding
 	Compression Compression
+	// Codec names how the table's values are encoded ("json", "msgpack",
+	// "raw" or a user's name; "" records nothing). It is stored as the
+	// metadata pair CodecMetaPrefix+table, so files stay format-compatible,
+	// and read back by Table.Codec, which readers use as their default.
+	Codec string
 }
 
 // CompressionKind selects a page compressor.
@@ -206,10 +211,43 @@ func (b *Builder) Table(name string, opts *TableOptions) (*TableBuilder, error) 
 	if err := checkCompression(t.opts.Compression); err != nil {
 		return nil, fmt.Errorf("table %q: %w", name, err)
 	}
+	if err := checkCodec(t.opts.Codec); err != nil {
+		return nil, fmt.Errorf("table %q: %w", name, err)
+	}
 	t.rows = newSorter(b.opts.TempDir, &b.budget)
 	b.tables = append(b.tables, t)
 	b.byName[name] = t
 	return t, nil
+}
+
+// CodecMetaPrefix + a table's name is the metadata key of its value codec.
+const CodecMetaPrefix = "drydb.codec."
+
+// legacyCodecMetaPrefix is where the Python binding recorded codecs before
+// CodecMetaPrefix; Table.Codec still reads it.
+const legacyCodecMetaPrefix = "codec:"
+
+func checkCodec(name string) error {
+	if len(name) > 64 || !utf8Valid(name) || strings.ContainsAny(name, "\x00\n") {
+		return fmt.Errorf("%w: codec name must be at most 64 bytes of UTF-8 on one line, got %q", ErrInvalid, name)
+	}
+	return nil
+}
+
+// metadata is the options' metadata plus the tables' codec names (a table's
+// Codec wins over a pair of the same key given by hand). The caller's map is
+// not changed.
+func (b *Builder) metadata() map[string][]byte {
+	meta := make(map[string][]byte, len(b.opts.Metadata)+len(b.tables))
+	for k, v := range b.opts.Metadata {
+		meta[k] = v
+	}
+	for _, t := range b.tables {
+		if t.opts.Codec != "" {
+			meta[CodecMetaPrefix+t.name] = []byte(t.opts.Codec)
+		}
+	}
+	return meta
 }
 
 func checkName(what, name string) error {
@@ -223,6 +261,20 @@ func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
 
 // Name returns the table's name.
 func (t *TableBuilder) Name() string { return t.name }
+
+// SetCodec records the name of the table's value codec, as
+// TableOptions.Codec does ("" records nothing), for callers that add the
+// table before they know it (the C API's drydb_builder_table_codec).
+func (t *TableBuilder) SetCodec(name string) error {
+	if t.b.done {
+		return ErrClosed
+	}
+	if err := checkCodec(name); err != nil {
+		return fmt.Errorf("table %q: %w", t.name, err)
+	}
+	t.opts.Codec = name
+	return nil
+}
 
 // Append adds a row. Keys may arrive in any order; duplicates are reported
 // by Build. The key and value are copied. An error names the row by the
@@ -601,13 +653,14 @@ func (b *Builder) build(w io.Writer) (*Report, error) {
 	// FIPS generator into the C library).
 	le.PutUint64(cat.BuildID[:8], rand.Uint64())
 	le.PutUint64(cat.BuildID[8:], rand.Uint64())
-	keys := make([]string, 0, len(b.opts.Metadata))
-	for k := range b.opts.Metadata {
+	meta := b.metadata()
+	keys := make([]string, 0, len(meta))
+	for k := range meta {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		cat.Meta = append(cat.Meta, f.KV{Key: []byte(k), Value: b.opts.Metadata[k]})
+		cat.Meta = append(cat.Meta, f.KV{Key: []byte(k), Value: meta[k]})
 	}
 	rep := &Report{}
 	for _, t := range b.tables {
@@ -693,6 +746,7 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 		defer codec.close()
 	}
 	tw := newTreeWriter(o, fmt.Sprintf("table %q", t.name), codec)
+	tw.enc = t.opts.Encoding
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
 	tw.k8 = fixed8(t.opts.Encoding)
@@ -896,7 +950,7 @@ func (ix *IndexBuilder) write(o *out) (f.Index, TableReport, error) {
 		if ix.opts.Unique {
 			ik, _, _ := splitIndexKey(k)
 			if prev != nil && bytes.Equal(ik, prev) {
-				return ci, rep, fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, quoteKey(unescapeKey(ik)))
+				return ci, rep, fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, showKey(ix.opts.Encoding, unescapeKey(ik)))
 			}
 			prev = append(prev[:0], ik...)
 		}
@@ -930,6 +984,20 @@ type writerFunc struct{ o *out }
 func (w *writerFunc) Write(p []byte) (int, error) {
 	w.o.write(p)
 	return len(p), w.o.err
+}
+
+// showKey renders a key of encoding e for a message: decoded (int64 42,
+// composite ("a", 1)) rather than as its encoded bytes; bytes and string
+// keys, and keys that do not decode, as quoteKey shows them.
+func showKey(e keyenc.Encoding, k []byte) string {
+	switch e.Kind {
+	case keyenc.Bytes, keyenc.String:
+		return quoteKey(k)
+	}
+	if s := keyenc.FormatKey(e, k); !strings.HasPrefix(s, "hex:") && len(s) <= 200 {
+		return s
+	}
+	return quoteKey(k)
 }
 
 func quoteKey(k []byte) string {

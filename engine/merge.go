@@ -612,7 +612,7 @@ func (ix *IndexBuilder) writeMerged(o *out) (f.Index, TableReport, error) {
 	unique := func(k []byte) error {
 		ik, _, _ := splitIndexKey(k)
 		if ix.opts.Unique && havePrev && bytes.Equal(ik, prev) {
-			return fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, quoteKey(unescapeKey(ik)))
+			return fmt.Errorf("%w: unique index %q has index key %s twice", ErrDuplicateKey, ix.name, showKey(ix.opts.Encoding, unescapeKey(ik)))
 		}
 		prev, havePrev = append(prev[:0], ik...), true
 		return nil

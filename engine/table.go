@@ -58,6 +58,32 @@ func PrefixBounds(prefix []byte) (lo, hi Bound) {
 	return lo, Bound{}
 }
 
+// PrefixBound is one end of a range whose key is a key prefix (the first
+// parts of a composite key, for example), treating every key with that
+// prefix as equal to it: an inclusive lower end starts at the first key
+// with the prefix, an exclusive one after the last; an inclusive upper end
+// runs through the last key with the prefix, an exclusive one stops before
+// the first. lower says which end kind belongs to; Unbounded gives All.
+func PrefixBound(prefix []byte, kind BoundKind, lower bool) Bound {
+	if kind == Unbounded {
+		return All
+	}
+	if lower == (kind == Inclusive) {
+		return Bound{Kind: kind, Key: prefix}
+	}
+	_, after := PrefixBounds(prefix) // the first key past every key with the prefix
+	if after.Kind == Unbounded {
+		if lower { // nothing is after a prefix of 0xFF bytes' keys: an empty range
+			return Bound{Kind: Exclusive, Key: bytes.Repeat([]byte{0xFF}, f.MaxKeySize(65536)+1)}
+		}
+		return All
+	}
+	if lower {
+		return Bound{Kind: Inclusive, Key: after.Key}
+	}
+	return after
+}
+
 // Value is a value read from a compressed table: Data stays valid until
 // Release. For plain tables Release does nothing and Data stays valid until
 // the DB is closed.
@@ -82,6 +108,17 @@ func (v *Value) Release() {
 func (t *Table) Name() string              { return t.name }
 func (t *Table) Encoding() keyenc.Encoding { return t.enc }
 func (t *Table) Compression() Compression  { return t.comp }
+
+// Codec returns the name of the table's value codec as its builder recorded
+// it (TableOptions.Codec: "json", "msgpack", "raw" or a user's name), or ""
+// when none was recorded (files of older builders).
+func (t *Table) Codec() string {
+	md := t.db.info.Metadata
+	if c, ok := md[CodecMetaPrefix+t.name]; ok {
+		return string(c)
+	}
+	return string(md[legacyCodecMetaPrefix+t.name])
+}
 
 // Len returns the number of rows.
 func (t *Table) Len() uint64 { return t.tree.desc.Rows }

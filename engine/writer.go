@@ -7,6 +7,7 @@ import (
 	"math/bits"
 
 	f "github.com/drydb/drydb/engine/internal/format"
+	"github.com/drydb/drydb/engine/keyenc"
 )
 
 // out tracks the position in the file being written. Pages are written at
@@ -54,7 +55,8 @@ type sep struct {
 type treeWriter struct {
 	o        *out
 	ps       int
-	name     string // for error messages: `table "x"` or `index "x"`
+	name     string          // for error messages: `table "x"` or `index "x"`
+	enc      keyenc.Encoding // the keys' encoding, to show a key decoded in errors
 	codec    *blockCodec
 	pending  []byte // the leaf being filled
 	held     []byte // a finished leaf waiting for its successor (plain trees)
@@ -105,7 +107,7 @@ func (t *treeWriter) add(key, val []byte, isRef bool) error {
 	if t.rows > 0 && !afterCopy {
 		if c := bytes.Compare(key, t.lastKey); c <= 0 {
 			if c == 0 {
-				return fmt.Errorf("%w: %s has key %s twice", ErrDuplicateKey, t.name, quoteKey(key))
+				return fmt.Errorf("%w: %s has key %s twice", ErrDuplicateKey, t.name, showKey(t.enc, key))
 			}
 			return fmt.Errorf("%w: %s: keys out of order at %s", ErrInvalid, t.name, quoteKey(key))
 		}

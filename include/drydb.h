@@ -33,9 +33,11 @@
  *     the key kind of the table (or index) gives DRYDB_BADKEY, as a key of
  *     drydb_get does (an empty or 9-byte bound of an int64 table, say). Of a
  *     composite kind a tuple prefix (its first parts, or none: the empty
- *     key) is a bound too, and an exclusive upper bound may also end the
- *     prefix range of a bound b: b with its trailing 0xFF bytes dropped and
- *     its last byte incremented.
+ *     key) is a bound too, and an exclusive upper bound or an inclusive
+ *     lower bound may also be the successor of a bound b (b with its
+ *     trailing 0xFF bytes dropped and its last byte incremented): the end of
+ *     b's prefix range, so "after every key starting with b" is expressible
+ *     at either end.
  *
  * LIFETIMES OF RETURNED POINTERS (each function repeats the rule that applies)
  *   - Uncompressed tables: keys and values point into the mapped file and are
@@ -617,6 +619,26 @@ DRYDB_API int drydb_set_memory_limit(int64_t bytes, int64_t *old);
 /* GC target percentage (runtime/debug.SetGCPercent); negative disables the
  * collector. *old may be NULL. */
 DRYDB_API int drydb_set_gc_percent(int percent, int *old);
+
+/* ------------------------------------------------------------------------ */
+/* Value codecs (docs/API.md)                                                */
+/* A table may record how its values are encoded: "json", "msgpack", "raw" or */
+/* a user's name (at most 64 bytes of UTF-8, no newline). It is stored as the */
+/* metadata pair "drydb.codec.<table>" (no format change; files without it   */
+/* have none), and the Python and C# bindings decode values with it by       */
+/* default. The library itself never encodes or decodes values.              */
+
+/* Record the codec of a table being built ("" records nothing). */
+DRYDB_API int drydb_builder_table_codec(drydb_tbuilder *t, const char *codec);
+
+/* The i-th metadata key (byte order, 0-based; drydb.codec.* pairs included),
+ * for listing what drydb_meta_get can read. DRYDB_NOTFOUND past the last.
+ * *key: valid until drydb_close. */
+DRYDB_API int drydb_meta_key(drydb_db *db, size_t i, const uint8_t **key, size_t *klen);
+
+/* The table's recorded codec name, "" when none. *name: NUL-terminated, valid
+ * until drydb_close of the table's database. */
+DRYDB_API int drydb_table_codec(drydb_table *tbl, const char **name);
 
 #endif /* DRYDB__TYPES_ONLY */
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
 	"os/signal"
@@ -213,6 +214,9 @@ func (o *buildOpts) spec(arg string) (tableSpec, error) {
 		if _, err := os.Stat(arg); err != nil {
 			ts.name, ts.path = arg[:i], arg[i+1:]
 		}
+	}
+	if st, err := os.Stat(ts.path); err == nil && st.IsDir() {
+		return ts, usagef("%s is a directory; give its files as inputs (e.g. %s)", ts.path, filepath.Join(ts.path, "*.csv"))
 	}
 	base := filepath.Base(ts.path)
 	lower := strings.ToLower(base)
@@ -521,7 +525,9 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 		}
 		rr = cr
 	}
-	tb, err := eb.Table(s.name, &engine.TableOptions{Encoding: s.enc, Compression: s.comp})
+	// The value format is the table's codec: every language's reader
+	// decodes JSON and MessagePack rows by default (docs/API.md).
+	tb, err := eb.Table(s.name, &engine.TableOptions{Encoding: s.enc, Compression: s.comp, Codec: s.valueFmt})
 	if err != nil {
 		return 0, usagef("table %s: %s", s.name, strings.TrimPrefix(err.Error(), "drydb: "))
 	}
@@ -545,6 +551,7 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 	for i, ix := range s.indexes {
 		ixHints[i] = make([]int, len(ix.cols))
 	}
+	seen := newKeySet()
 	for {
 		if rows&1023 == 0 && ctx.Err() != nil {
 			return rows, errors.New("interrupted; no output written")
@@ -589,6 +596,9 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 					break
 				}
 			}
+		}
+		if err == nil && !b.o.sorted && !s.merge {
+			err = seen.check(s.path, rec.line, key, s.enc)
 		}
 		if err == nil && b.o.sorted && rows > 0 {
 			switch c := bytes.Compare(prevKey, key); {
@@ -788,4 +798,26 @@ func (b *builder) summary(rep *engine.Report, took time.Duration) error {
 // that already says where the problem is.
 func cleanErr(err error) string {
 	return strings.TrimPrefix(strings.TrimPrefix(err.Error(), "drydb: "), "bad key: ")
+}
+
+// keySet finds a repeated key while the input is read, so that it is
+// reported as FILE:LINE (and skipped with --skip-bad) rather than by the
+// build after sorting, which knows no lines. It keeps a 64-bit hash of each
+// key and the line it came from (about 16 bytes a row; --sorted needs none,
+// it compares neighbours). Two different keys share a hash with probability
+// about rows²/2⁶⁵ (3e-8 for a million rows).
+type keySet struct {
+	seed  maphash.Seed
+	lines map[uint64]int
+}
+
+func newKeySet() *keySet { return &keySet{seed: maphash.MakeSeed(), lines: map[uint64]int{}} }
+
+func (ks *keySet) check(file string, line int, key []byte, enc keyenc.Encoding) error {
+	h := maphash.Bytes(ks.seed, key)
+	if first, dup := ks.lines[h]; dup {
+		return &lineError{file, line, fmt.Sprintf("duplicate key %s (first on line %d)", keyText(enc, key), first)}
+	}
+	ks.lines[h] = line
+	return nil
 }

@@ -87,6 +87,62 @@ func init() {
 	}
 }
 
+// shellListLimit is how many rows a listing in the shell prints when no
+// --limit is given.
+const shellListLimit = 20
+
+// isListing reports whether cmd prints rows of a range (runScan).
+func isListing(cmd *command) bool {
+	switch cmd.name {
+	case "scan", "keys", "values", "range", "prefix":
+		return true
+	}
+	return false
+}
+
+// didYouMean suggests the command closest to a mistyped name (within two
+// edits, or one it starts), as ` (did you mean "range"?)`, or "".
+func didYouMean(name string, inShell bool) string {
+	best, bestD := "", 3
+	for _, c := range commands {
+		if c.shellOnly && !inShell || !inShell && c.name == "use" || inShell && (c.name == "build" || c.name == "shell") {
+			continue
+		}
+		d := editDistance(strings.ToLower(name), c.name)
+		if strings.HasPrefix(c.name, strings.ToLower(name)) && len(name) >= 2 {
+			d = min(d, 1)
+		}
+		if d < bestD {
+			best, bestD = c.name, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %q?)", best)
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
 func lookupCommand(name string) *command {
 	for _, c := range commands {
 		if c.name == name {
@@ -129,7 +185,7 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		if st, err := os.Stat(name); err == nil && !st.IsDir() {
 			return runShellMain(append([]string{name}, args[1:]...), stdin, stdout, stderr)
 		}
-		fmt.Fprintf(stderr, "drydb: unknown command %q (run \"drydb help\")\n", name)
+		fmt.Fprintf(stderr, "drydb: unknown command %q%s (run \"drydb help\")\n", name, didYouMean(name, false))
 		return exitUsage
 	}
 	if cmd.name == "build" || cmd.name == "merge" {
@@ -256,9 +312,28 @@ func printCommandUsage(w io.Writer, cmd *command, inShell bool) {
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
 		fmt.Fprintln(w, "\nflags:")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
+		printFlags(w, fs)
 	}
+}
+
+// printFlags lists flags as the prose writes them, --name for long names
+// and -x for one letter (the flag package's PrintDefaults writes -name).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		dash := "--"
+		if len(f.Name) == 1 {
+			dash = "-"
+		}
+		arg, usage := flag.UnquoteUsage(f)
+		line := "  " + dash + f.Name
+		if arg != "" {
+			line += " " + arg
+		}
+		if def := f.DefValue; def != "" && def != "false" && def != "0" && !isBoolFlag(f) {
+			usage += fmt.Sprintf(" (default %s)", def)
+		}
+		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+	})
 }
 
 // shellArgs is the synopsis without the FILE the shell already has open.
@@ -302,6 +377,7 @@ type opts struct {
 	before                                         string
 	prefix                                         string
 	hasFrom, hasAfter, hasTo, hasBefore, hasPrefix bool
+	hasLimit, implicitLimit                        bool
 	format                                         string
 	output                                         string
 	keysOnly                                       bool
@@ -334,8 +410,14 @@ func (c *ctx) invoke(args []string, sh *shell) error {
 			c.o.hasBefore = true
 		case "prefix":
 			c.o.hasPrefix = true
+		case "limit", "n":
+			c.o.hasLimit = true
 		}
 	})
+	if sh != nil && !c.o.hasLimit && c.cmd.run != nil && isListing(c.cmd) {
+		// A shell user types "range 1" to look: a page, not every row.
+		c.o.limit, c.o.implicitLimit = shellListLimit, true
+	}
 	if c.cmd.needsFile && sh == nil {
 		if len(pos) == 0 {
 			return usagef("missing FILE")

@@ -510,6 +510,7 @@ func setupExport(fs *flag.FlagSet, c *ctx) {
 	fs.StringVar(&c.o.format, "format", "jsonl", "output format: jsonl or csv (export only)")
 	fs.StringVar(&c.o.output, "o", "", "write to `FILE` instead of standard output")
 	fs.StringVar(&c.o.values, "values", "auto", "how to write raw values: auto, text, hex or json")
+	setupLimit(fs, c)
 }
 
 // withOutput runs fn writing to -o FILE (created only when fn succeeds, via
@@ -564,7 +565,7 @@ func runDump(c *ctx) error {
 			enc := t.Encoding()
 			tn := jsonString(n)
 			cur := t.NewCursor(engine.Bound{}, engine.Bound{})
-			for ok := cur.First(); ok && !c.stopped(); ok = cur.Next() {
+			for n, ok := int64(0), cur.First(); ok && !c.stopped() && c.within(n); n, ok = n+1, cur.Next() {
 				w.WriteString(`{"table":`)
 				w.Write(tn)
 				w.WriteString(`,"key":`)
@@ -612,7 +613,7 @@ func exportJSONL(c *ctx, t *engine.Table, r *renderer, w *bufio.Writer) error {
 	rowish := r.vfmt == fmtJSON || r.vfmt == fmtMsgpack
 	cur := t.NewCursor(engine.Bound{}, engine.Bound{})
 	defer cur.Close()
-	for ok := cur.First(); ok && !c.stopped(); ok = cur.Next() {
+	for n, ok := int64(0), cur.First(); ok && !c.stopped() && c.within(n); n, ok = n+1, cur.Next() {
 		if rowish {
 			if j, ok := r.decodeJSON(cur.Value(), false); ok {
 				w.Write(j)
@@ -662,7 +663,7 @@ func exportCSV(c *ctx, t *engine.Table, r *renderer, w *bufio.Writer, tsv bool) 
 	var header []string
 	var col map[string]int
 	first := true
-	for ok := cur.First(); ok && !c.stopped(); ok = cur.Next() {
+	for n, ok := int64(0), cur.First(); ok && !c.stopped() && c.within(n); n, ok = n+1, cur.Next() {
 		obj := rowObject(r.vfmt, cur.Value())
 		if first {
 			first = false

@@ -23,8 +23,11 @@ hex:-prefixed hex otherwise; rows stored as JSON or MessagePack by "drydb build"
 print as JSON. --offset is a positioned seek (O(log n)), not a skip loop.
 `,
 	"range": `LO and HI are positional shorthands for --from LO --before HI ("" for no
-bound). The flags give inclusive (--from, --to) or exclusive (--after,
---before) bounds; --reverse lists from the high end.
+bound): half-open [LO, HI), as in every language (docs/API.md). The flags
+give inclusive (--from, --to) or exclusive (--after, --before) bounds;
+--reverse lists from the high end. On a composite table a bound of fewer
+parts, ("a"), is a key prefix: --from ("a") starts at the first key with it,
+--to ("a") runs through the last.
 `,
 	"prefix": `For string and bytes tables PREFIX is the leading text or bytes of the key.
 For composite tables it is a tuple of leading components: (1) or (1,"a").
@@ -57,8 +60,7 @@ func setupScan(fs *flag.FlagSet, c *ctx) {
 	fs.StringVar(&c.o.index, "index", "", "walk index `NAME` instead of the table (bounds are index keys)")
 	fs.StringVar(&c.o.index, "i", "", "same as --index")
 	fs.Uint64Var(&c.o.offset, "offset", 0, "skip the first `N` rows (a positioned seek, O(log n))")
-	fs.Int64Var(&c.o.limit, "limit", -1, "print at most `N` rows (-1: all)")
-	fs.Int64Var(&c.o.limit, "n", -1, "same as --limit")
+	setupLimit(fs, c)
 	fs.BoolVar(&c.o.reverse, "reverse", false, "descending key order")
 	fs.BoolVar(&c.o.reverse, "r", false, "same as --reverse")
 	fs.StringVar(&c.o.from, "from", "", "lower bound `KEY`, inclusive")
@@ -67,6 +69,15 @@ func setupScan(fs *flag.FlagSet, c *ctx) {
 	fs.StringVar(&c.o.before, "before", "", "upper bound `KEY`, exclusive")
 	fs.StringVar(&c.o.prefix, "prefix", "", "only keys starting with `PREFIX`")
 }
+
+// setupLimit registers --limit/-n (listings, dump and export).
+func setupLimit(fs *flag.FlagSet, c *ctx) {
+	fs.Int64Var(&c.o.limit, "limit", -1, "print at most `N` rows (-1: all; dump: per table)")
+	fs.Int64Var(&c.o.limit, "n", -1, "same as --limit")
+}
+
+// within reports whether a listing that has printed n rows may print more.
+func (c *ctx) within(n int64) bool { return c.o.limit < 0 || n < c.o.limit }
 
 // keySpace is what a scan walks: the table itself or one of its indexes.
 type keySpace struct {
@@ -173,7 +184,7 @@ func (c *ctx) bounds(enc keyenc.Encoding) (lo, hi engine.Bound, prefix []byte, e
 		lo, hi = engine.PrefixBounds(p)
 		return lo, hi, p, nil
 	}
-	mk := func(has bool, text string, kind engine.BoundKind, b *engine.Bound) error {
+	mk := func(has bool, text string, kind engine.BoundKind, lower bool, b *engine.Bound) error {
 		if !has {
 			return nil
 		}
@@ -182,13 +193,18 @@ func (c *ctx) bounds(enc keyenc.Encoding) (lo, hi engine.Bound, prefix []byte, e
 			return err
 		}
 		*b = engine.Bound{Kind: kind, Key: k}
+		if enc.Kind == keyenc.Composite {
+			// A tuple of fewer parts ("a") is a key prefix: every key with
+			// it counts as equal to it (a full key is its own only match).
+			*b = engine.PrefixBound(k, kind, lower)
+		}
 		return nil
 	}
 	for _, e := range []error{
-		mk(o.hasFrom, o.from, engine.Inclusive, &lo),
-		mk(o.hasAfter, o.after, engine.Exclusive, &lo),
-		mk(o.hasTo, o.to, engine.Inclusive, &hi),
-		mk(o.hasBefore, o.before, engine.Exclusive, &hi),
+		mk(o.hasFrom, o.from, engine.Inclusive, true, &lo),
+		mk(o.hasAfter, o.after, engine.Exclusive, true, &lo),
+		mk(o.hasTo, o.to, engine.Inclusive, false, &hi),
+		mk(o.hasBefore, o.before, engine.Exclusive, false, &hi),
 	} {
 		if e != nil {
 			return lo, hi, nil, e
@@ -267,7 +283,7 @@ func runScan(c *ctx) error {
 	defer cur.Close()
 	what := c.cmd.name // keys, values or a full listing
 	ok := position(cur, c.o.reverse, c.o.offset)
-	for n := int64(0); ok && (c.o.limit < 0 || n < c.o.limit); n++ {
+	for n := int64(0); ok && c.within(n); n++ {
 		if c.stopped() {
 			break
 		}
@@ -277,6 +293,10 @@ func runScan(c *ctx) error {
 		} else {
 			ok = cur.Next()
 		}
+	}
+	if ok && c.o.implicitLimit && cur.Err() == nil {
+		c.out.Flush()
+		fmt.Fprintf(c.errw, "(first %d rows; --limit N for more, --limit -1 for all)\n", c.o.limit)
 	}
 	return cur.Err()
 }

@@ -27,10 +27,17 @@ const (
 	metaIndexCols   = "drydb.cli.index_columns."
 )
 
-// valueFormat returns how the table's values were stored by drydb build, or
-// "" when the file was written by something else.
+// valueFormat returns how the table's values are stored: as drydb build
+// recorded it, else the codec any builder recorded (engine.Table.Codec: a
+// Python table built with codec="json" shows as JSON), else "".
 func valueFormat(db *engine.DB, table string) string {
-	return string(db.Info().Metadata[metaValueFormat+table])
+	if f := db.Info().Metadata[metaValueFormat+table]; len(f) > 0 {
+		return string(f)
+	}
+	if t, err := db.Table(table); err == nil {
+		return t.Codec()
+	}
+	return ""
 }
 
 // renderer turns keys and values into text or JSON for one table.

@@ -206,7 +206,7 @@ func (sh *shell) exec(line string) (bool, int) {
 	}
 	cmd := lookupCommand(name)
 	if cmd == nil {
-		fmt.Fprintf(sh.errw, "drydb: unknown command %q (type \"help\")\n", args[0])
+		fmt.Fprintf(sh.errw, "drydb: unknown command %q%s (type \"help\")\n", args[0], didYouMean(args[0], true))
 		return false, exitUsage
 	}
 	bw := bufio.NewWriterSize(sh.out, 64<<10)
@@ -321,9 +321,12 @@ func (sh *shell) complete(line string) (int, []string) {
 	case fields[len(fields)-1] == "-i" || fields[len(fields)-1] == "--index" || fields[len(fields)-1] == "-index":
 		tn := sh.table
 		for i := 0; i+1 < len(fields); i++ {
-			if fields[i] == "-t" || fields[i] == "--table" {
+			if fields[i] == "-t" || fields[i] == "--table" || fields[i] == "-table" {
 				tn = fields[i+1]
 			}
+		}
+		if tables := sh.db.Tables(); tn == "" && len(tables) == 1 {
+			tn = tables[0] // the table commands use when none is named
 		}
 		if t, err := sh.db.Table(tn); err == nil {
 			cands = t.Indexes()

@@ -19,8 +19,10 @@ A thin pure-Python layer over ``libdrydb.so`` through ctypes::
 Caveats (the library embeds a Go runtime):
 
 * Do not use drydb in a child forked after the library was loaded: calls there
-  raise :class:`ForkError`. Use ``multiprocessing.get_context("spawn")`` (or
-  ``"forkserver"``).
+  raise :class:`ForkError` (``drydb.open`` itself succeeds there and the
+  first use raises, so a fork Pool's initializer does not fail and respawn
+  forever: its first task raises instead). Use
+  ``multiprocessing.get_context("spawn")`` (or ``"forkserver"``).
 * The library is loaded on first use and never unloaded.
 * The first call from each new OS thread costs a few microseconds.
 * Zero-copy views (``get(k, view=True)``) are released when the database
@@ -40,7 +42,7 @@ from ._errors import (BADHANDLE, BADKEY, CLOSED, CORRUPT, DUPLICATE, FILTER, FOR
                       NoTableError, TooLargeError, VersionError)
 from ._db import Cursor, Database, Index, Table, open, open_memory
 from .builder import Builder, IndexBuilder, TableBuilder
-from .codecs import Codec, JsonCodec, MsgpackCodec, get_codec
+from .codecs import Codec, JsonCodec, MsgpackCodec, get_codec, register_codec
 from .keys import (KEY_BYTES, KEY_COMPOSITE, KEY_FLOAT64, KEY_INT64, KEY_STRING,
                    KEY_UINT64, KEY_ULID, KEY_UUID, ULID)
 from ._lib import library_path, library_version
@@ -70,10 +72,12 @@ def set_gc_percent(percent: int) -> int:
     return old.value
 
 
+# Not "open": `from drydb import *` must not shadow the built-in open().
+# Use drydb.open (or drydb.open_memory, drydb.Database).
 __all__ = [
-    "open", "open_memory", "Database", "Table", "Index", "Cursor",
+    "open_memory", "Database", "Table", "Index", "Cursor",
     "Builder", "TableBuilder", "IndexBuilder", "ULID", "Codec", "JsonCodec",
-    "MsgpackCodec", "get_codec", "library_path", "library_version", "set_memory_limit",
+    "MsgpackCodec", "get_codec", "register_codec", "library_path", "library_version", "set_memory_limit",
     "set_gc_percent",
     "Error", "InvalidError", "ClosedError", "BadHandleError", "CorruptError", "VersionError",
     "KeyTooLargeError", "DuplicateKeyError", "BadKeyError", "IOFailure", "NoMemoryError",

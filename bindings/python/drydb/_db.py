@@ -6,6 +6,8 @@ import os
 import sys
 import threading
 import weakref
+import ctypes
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from ctypes import byref, c_size_t, c_ubyte, c_uint64, c_void_p
 from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple,
                     Union)
@@ -15,10 +17,10 @@ from . import _lib as L
 from ._copy import FULL, Cols, Row
 from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, TOOLARGE, ClosedError, Error,
                       TooLargeError)
-from .codecs import META_PREFIX, Codec, get_codec
+from .codecs import Codec, get_codec
 from .keys import KeyCodec
 
-__all__ = ["Database", "Table", "Index", "Cursor", "open", "open_memory"]
+__all__ = ["Database", "Table", "Index", "Cursor", "open_memory"]  # not open: see drydb/__init__
 
 _MEM: Any = L.MEM
 _SIGN = 1 << 63
@@ -86,6 +88,13 @@ class _Scratch:
 _tls = _TLS()
 
 
+def _recorded_codec(h: c_void_p) -> str:
+    """The codec name the table's builder recorded ("" for none)."""
+    p = ctypes.c_char_p()
+    L.check(L.table_codec(h, byref(p)), "table_codec")
+    return (p.value or b"").decode("utf-8", "replace")
+
+
 def _bound_kinds(start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[int, int]:
     if not isinstance(inclusive, tuple) or len(inclusive) != 2:
         raise TypeError("drydb: inclusive must be a pair of bools (start, stop), not %r"
@@ -105,9 +114,9 @@ class Database:
 
     def __init__(self, path: Union[str, "os.PathLike[str]", None] = None, *, verify: bool = False,
                  cache_size: int = 0, _memory: Optional[bytes] = None) -> None:
-        L.load()
         self._h = c_void_p()
         self._closed = True
+        self._fork = False
         self._deferred = False
         self._lock = threading.Lock()
         self._views: Dict[int, Tuple[Any, Any]] = {}
@@ -122,6 +131,16 @@ class Database:
         if cache_size < 0:
             raise ValueError("drydb: cache_size must be >= 0 (0 = default)")
         flags = 1 if verify else 0
+        if L.forked():
+            # A child forked after the library started cannot call it. The
+            # open "succeeds" and every use raises ForkError: a fork Pool's
+            # initializer that opens a database then does not die (and get
+            # respawned by the Pool, forever); the first task raises, and
+            # the Pool hands that error to the parent.
+            self.path = None if path is None else os.fsdecode(os.fspath(path))
+            self._fork = True
+            return
+        L.load()
         if _memory is not None:
             self.path: Optional[str] = None
             buf = (c_ubyte * len(_memory)).from_buffer_copy(_memory) if _memory else (c_ubyte * 1)()
@@ -228,6 +247,8 @@ class Database:
 
     def _check_open(self) -> None:
         if self._closed:
+            if self._fork:
+                raise L.fork_error()
             raise ClosedError("drydb: database is closed", CLOSED)
 
     def _fail(self, rc: int, context: str = "") -> Exception:
@@ -310,9 +331,15 @@ class Database:
             raise self._fail(rc, "table %r" % name)
         cache = codec is _AUTO and not raw_keys
         if codec is _AUTO:
-            recorded = self.meta(META_PREFIX + bname)
-            codec = recorded.decode("utf-8") if recorded else None
-        t = Table(self, name, h, get_codec(codec), raw_keys)
+            codec = _recorded_codec(h)
+            try:
+                c = get_codec(codec)
+            except (ValueError, ImportError) as e:
+                raise type(e)("drydb: table %r records codec %r: %s; pass codec= (None for bytes)"
+                              % (name, codec, str(e).replace("drydb: ", ""))) from None
+        else:
+            c = get_codec(codec)
+        t = Table(self, name, h, c, raw_keys)
         self._children.add(t)
         if cache:
             self._tables[name] = t
@@ -345,6 +372,23 @@ class Database:
         if rc == NOTFOUND:
             return None
         raise self._fail(rc, "meta")
+
+    def meta_keys(self) -> List[bytes]:
+        """The metadata keys, in byte order (``drydb.codec.*`` included)."""
+        self._check_open()
+        p, n, out = ctypes.POINTER(c_ubyte)(), c_size_t(), []
+        while True:
+            rc = L.meta_key(self._h, c_size_t(len(out)), byref(p), byref(n))
+            if rc == NOTFOUND:
+                return out
+            if rc:
+                raise self._fail(rc, "meta_key")
+            out.append(ctypes.string_at(p, n.value))
+
+    @property
+    def metadata(self) -> Dict[bytes, bytes]:
+        """Every metadata pair, as a dict (a copy)."""
+        return {k: self.meta(k) or b"" for k in self.meta_keys()}
 
     @property
     def info(self) -> Dict[str, Any]:
@@ -405,9 +449,10 @@ class _Keyed:
 
     def _bounds(self, start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[bytes, int, bytes, int]:
         lok, hik = _bound_kinds(start, stop, inclusive)
-        enc = self._key.encode_bound
-        lo = b"" if start is None else enc(start)
-        hi = b"" if stop is None else enc(stop)
+        kc = self._key
+        enc = kc.encode_bound
+        lo, lok = (b"", lok) if start is None else _fast.partial_end(kc, start, enc(start), lok, True)
+        hi, hik = (b"", hik) if stop is None else _fast.partial_end(kc, stop, enc(stop), hik, False)
         return lo, lok, hi, hik
 
 
@@ -546,11 +591,12 @@ class Table(_Keyed):
         return self.at(-1) if self._info.rows else None
 
     def count(self, start: Any = None, stop: Any = None, *,
-              inclusive: Tuple[bool, bool] = (True, False)) -> int:
+              inclusive: Tuple[bool, bool] = (True, False), prefix: Any = None) -> int:
         """Number of rows with ``start <= key < stop`` (bounds per
-        ``inclusive``; None is unbounded). Computed from page counts, not by
-        walking the rows."""
-        return self._paths.count(start, stop, inclusive=inclusive)
+        ``inclusive``; None is unbounded), or with ``prefix`` (as
+        :meth:`prefix` takes it; no bounds then). Computed from page counts,
+        not by walking the rows."""
+        return self._paths.count(start, stop, inclusive, prefix)
 
     # --- scans ----------------------------------------------------------------
 
@@ -607,20 +653,21 @@ class Table(_Keyed):
         from . import columnar
         return columnar.prefix_columns(self, prefix, **kw)
 
-    def keys(self) -> Iterator[Any]:
-        """All keys in order."""
-        return self._paths.range(None, None, _DEFAULT_INCL, False, 1)
+    def keys(self) -> "KeysView[Any]":
+        """The keys, a ``collections.abc.KeysView``: ``len()``, ``in``,
+        iteration in key order (``reversed()`` too)."""
+        return _TableKeys(self)
 
-    def values(self) -> Iterator[Any]:
-        """All values in key order."""
-        return self._paths.range(None, None, _DEFAULT_INCL, False, 2)
+    def values(self) -> "ValuesView[Any]":
+        """The values in key order, a ``collections.abc.ValuesView``."""
+        return _TableValues(self)
 
-    def items(self) -> Iterator[Tuple[Any, Any]]:
-        """All ``(key, value)`` rows in key order."""
-        return self._paths.range(None, None, _DEFAULT_INCL, False, 0)
+    def items(self) -> "ItemsView[Any, Any]":
+        """The ``(key, value)`` rows in key order, a ``collections.abc.ItemsView``."""
+        return _TableItems(self)
 
     def __iter__(self) -> Iterator[Any]:
-        return self.keys()
+        return self._paths.range(None, None, _DEFAULT_INCL, False, 1)
 
     def __reversed__(self) -> Iterator[Any]:
         return self._paths.range(None, None, _DEFAULT_INCL, True, 1)
@@ -663,6 +710,42 @@ class Table(_Keyed):
         self._db._children.add(ix)
         self._indexes[name] = ix
         return ix
+
+
+# A Table is a read-only Mapping: its keys(), values() and items() are the
+# collections.abc views, iterated through the batch scans, sized by the row
+# count and tested by point lookups.
+class _TableKeys(KeysView):  # type: ignore[type-arg]
+    _mapping: Table
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._mapping)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(self._mapping)
+
+
+class _TableValues(ValuesView):  # type: ignore[type-arg]
+    _mapping: Table
+
+    def __iter__(self) -> Iterator[Any]:
+        return self._mapping._paths.range(None, None, _DEFAULT_INCL, False, 2)
+
+    def __reversed__(self) -> Iterator[Any]:
+        return self._mapping._paths.range(None, None, _DEFAULT_INCL, True, 2)
+
+
+class _TableItems(ItemsView):  # type: ignore[type-arg]
+    _mapping: Table
+
+    def __iter__(self) -> Iterator[Tuple[Any, Any]]:
+        return self._mapping._paths.range(None, None, _DEFAULT_INCL, False, 0)
+
+    def __reversed__(self) -> Iterator[Tuple[Any, Any]]:
+        return self._mapping._paths.range(None, None, _DEFAULT_INCL, True, 0)
+
+
+Mapping.register(Table)
 
 
 class Index(_Keyed):

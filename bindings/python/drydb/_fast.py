@@ -76,7 +76,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 from . import _lib as L
 from ._copy import COL_SIZE, FULL, Cols, Row
 from ._errors import CLOSED, NOTFOUND, ClosedError
-from .keys import KEY_BYTES, KEY_INT64, KEY_STRING, KEY_UINT64
+from .keys import KEY_BYTES, KEY_COMPOSITE, KEY_INT64, KEY_STRING, KEY_UINT64
 
 __all__ = ["handle_arg", "TablePaths", "kill_all_forked"]
 
@@ -286,10 +286,30 @@ def _splitter(r: int, n: int) -> Any:
 
 def _prefix_bounds(p: bytes) -> Tuple[bytes, int, bytes, int]:
     """The bounds of the keys that start with p (the engine's PrefixBounds)."""
+    return (p, 1) + _prefix_end(p, 1, False)
+
+
+def _prefix_end(p: bytes, kind: int, lower: bool) -> Tuple[bytes, int]:
+    """One end of a range whose key is the key prefix p, every key with the
+    prefix counting as equal to it (the engine's PrefixBound): an inclusive
+    lower end starts at the first such key, an exclusive one after the last;
+    an inclusive upper end runs through the last, an exclusive one stops
+    before the first."""
+    if lower == (kind == 1):
+        return p, kind
     q = p.rstrip(b"\xff")
-    if not q:
-        return p, 1, b"", 0
-    return p, 1, q[:-1] + bytes((q[-1] + 1,)), 2
+    if not q:  # nothing sorts after every key with a prefix of 0xFF bytes
+        return (b"\xff" * (1 << 15), 2) if lower else (b"", 0)
+    return q[:-1] + bytes((q[-1] + 1,)), (1 if lower else 2)
+
+
+def partial_end(kc: Any, key: Any, b: bytes, kind: int, lower: bool) -> Tuple[bytes, int]:
+    """A range end (b, kind) encoded from key: a tuple shorter than a
+    composite key is a key prefix, meaning "all keys with this prefix" at
+    that end; any other key is left as it is."""
+    if type(key) is tuple and kind and not kc.raw and len(key) < len(kc.parts):
+        return _prefix_end(b, kind, lower)
+    return b, kind
 
 
 def _build(paths: TablePaths, t: Any) -> None:
@@ -314,6 +334,7 @@ def _build(paths: TablePaths, t: Any) -> None:
     enc = kc.encode
     encb = kc.encode_bound
     encp = kc.encode_prefix
+    composite = kc.kind == KEY_COMPOSITE and not kc.raw
     se = _StructError
     pack = _pack8
     kinds = _KINDS
@@ -468,12 +489,16 @@ def _build(paths: TablePaths, t: Any) -> None:
         else:
             lo = bound(start)
             lok = lok_hik[0]
+            if composite:
+                lo, lok = partial_end(kc, start, lo, lok, True)
         if stop is None:
             hi = b""
             hik = 0
         else:
             hi = bound(stop)
             hik = lok_hik[1]
+            if composite:
+                hi, hik = partial_end(kc, stop, hi, hik, False)
         return lo, lok, hi, hik
 
     def count_slow(lo: bytes, lok: int, hi: bytes, hik: int) -> int:
@@ -489,8 +514,15 @@ def _build(paths: TablePaths, t: Any) -> None:
             raise fail(rc, "count")
         return n
 
+    def count_prefix(start: Any, stop: Any, p: Any) -> int:
+        if start is not None or stop is not None:
+            raise TypeError("drydb: count() takes bounds or prefix=, not both")
+        return count_slow(*_prefix_bounds(encp(p)))
+
     def count_any(start: Any = None, stop: Any = None,
-                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL, prefix: Any = None) -> int:
+        if prefix is not None:
+            return count_prefix(start, stop, prefix)
         lo, lok, hi, hik = bounds(start, stop, inclusive)
         w = lcw(harg, lo, len(lo), hi, len(hi), lok | hik << 4)
         if w != ask:
@@ -506,8 +538,10 @@ def _build(paths: TablePaths, t: Any) -> None:
         last_incl: Tuple[Any, int] = (_DEFAULT_INCL, 1 | 2 << 4)
 
         def count(start: Any = None, stop: Any = None,
-                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL) -> int:
+                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL, prefix: Any = None) -> int:
             nonlocal last_incl
+            if prefix is not None:
+                return count_prefix(start, stop, prefix)
             # two int bounds in the C int range: passed as C ints (see get);
             # None, bools and the rest go to count_any
             c = last_incl

@@ -111,6 +111,7 @@ _NAMES = [
     "builder_append", "builder_append_many", "builder_index_add",
     "builder_index_add_many", "builder_build_file", "builder_build_memory",
     "builder_free", "free", "set_memory_limit", "set_gc_percent",
+    "builder_table_codec", "table_codec", "meta_key",
     # the bindings' calls (capi/drydb_bindings.h): one-word answers, and the
     # copy-out reads (drydb/_copy.py) that every read but a view goes through
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
@@ -176,6 +177,9 @@ index_cursor_open_prefix: Any
 index_cursor_next_batch: Any
 builder_new: Any
 builder_set_meta: Any
+builder_table_codec: Any
+table_codec: Any
+meta_key: Any
 builder_table: Any
 builder_index: Any
 builder_append: Any
@@ -298,6 +302,21 @@ def load() -> None:
                            + "; ".join(errors))
 
 
+def forked() -> bool:
+    """True in a child forked after the library was loaded (where no call
+    into it can run)."""
+    return _loaded and _pid != os.getpid()
+
+
+def fork_error() -> ForkError:
+    """The error of every call in a forked child."""
+    try:
+        _forked()
+    except ForkError as e:
+        return e
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def _forked(*_args: Any) -> Any:
     raise ForkError(
         "drydb: this process was forked after libdrydb started (parent pid %d); the Go "
@@ -321,7 +340,9 @@ def _poison() -> None:
 
 
 def library_path() -> Optional[str]:
-    """Path of the loaded library (None before the first use)."""
+    """Path of the library, loading it if needed (raises
+    :class:`drydb.LibraryError` when none is found)."""
+    load()
     return _path
 
 
@@ -343,6 +364,8 @@ def fail(rc: int, context: str = "") -> "Exception":
     if not text:
         s = strerror(rc)
         text = "drydb: " + (s.decode() if s else "status %d" % rc)
+    # one "drydb: " in front: a message wrapping another keeps only the outer one
+    text = text.replace(": drydb: ", ": ")
     if context:
         text = "%s (%s)" % (text, context)
     return error_class(rc)(text, rc)

@@ -10,7 +10,8 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple, Union
 
 from . import _lib as L
 from ._errors import CLOSED, ClosedError
-from .codecs import META_PREFIX, Codec, get_codec
+from ._db import _recorded_codec
+from .codecs import Codec, get_codec
 from .keys import KeyCodec, KeySpec, key_kind
 
 __all__ = ["Builder", "TableBuilder", "IndexBuilder"]
@@ -189,8 +190,10 @@ class Builder:
         ``key``: the key kind (see :func:`drydb.keys.key_kind`): ``"int64"``,
         ``"uint64"``, ``"float64"``, ``"string"``, ``"bytes"``, ``"uuid"``,
         ``"ulid"``, a type (``int``, ``str``...), or a tuple for a composite
-        key. ``compression`` defaults to the builder's; ``level`` 0 is the
-        default level; ``dictionary=True`` trains a compression dictionary.
+        key. ``compression`` defaults to the builder's; ``level`` is the zstd
+        level, 1 (fastest) to 4 (best; the levels of klauspost/compress), 0
+        the default, refused for s2 and plain tables, which have none;
+        ``dictionary=True`` trains a compression dictionary.
         ``codec`` (``"json"``, ``"msgpack"``, an object) encodes values and is
         recorded in the file, so readers decode with it by default.
 
@@ -209,7 +212,14 @@ class Builder:
             raise ValueError("drydb: table %r added twice" % name)
         if not isinstance(level, int) or isinstance(level, bool):
             raise TypeError("drydb: level must be an int")
-        bt = self._base.table(name, raw_keys=True) if self._base is not None and \
+        if level and (self._compression if compression is _DEFAULT else _compression(compression)) != 1:
+            # s2 has no levels and plain pages none: a level there would be
+            # stored and mean nothing
+            raise ValueError("drydb: level=%d applies to zstd compression only (table %r)" % (level, name))
+        if not 0 <= level <= 4:
+            raise ValueError("drydb: zstd level must be 1 (fastest) to 4 (best), or 0 for the default; "
+                             "not %d" % level)
+        bt = self._base.table(name, codec=None, raw_keys=True) if self._base is not None and \
             name in self._base.tables else None
         h = c_void_p()
         if bt is not None:
@@ -218,8 +228,7 @@ class Builder:
                 raise ValueError("drydb: table %r: a merge keeps the base's key kind (%s)"
                                  % (name, KeyCodec(kind, parts).describe()))
             if codec is None:
-                recorded = self._base.meta(META_PREFIX + name.encode("utf-8"))
-                codec = recorded.decode("utf-8") if recorded else None
+                codec = _recorded_codec(bt._h) or None
         else:
             kind, parts = key_kind("bytes" if key is _DEFAULT else key)
         c = get_codec(codec)
@@ -234,7 +243,7 @@ class Builder:
         if c is not None:
             cname = getattr(c, "name", None)
             if isinstance(cname, str) and cname:
-                self.set_meta(META_PREFIX + name.encode("utf-8"), cname)
+                L.check(L.builder_table_codec(h, cname.encode("utf-8")), "table %r" % name)
         tb = TableBuilder(self, name, h, KeyCodec(kind, parts), c, bt)
         self._tables[name] = tb
         return tb
@@ -305,6 +314,7 @@ class TableBuilder:
         self._enc = key.encode
         self._venc = codec.encode if codec is not None else None
         self._funcs: List[Tuple["IndexBuilder", IndexFunc]] = []
+        self._rows = False  # a row was added: an index function declared now would miss it
         # rows waiting for the next library call, keys and values apart
         self._keys: List[bytes] = []
         self._vals: List[bytes] = []
@@ -328,8 +338,15 @@ class TableBuilder:
             if r is None:
                 continue
             enc = ib._key.encode
-            for ik in (r if isinstance(r, list) else (r,)):
-                out.append((ib, enc(ik)))
+            if not isinstance(r, list):
+                out.append((ib, enc(r)))
+                continue
+            seen = set()
+            for ik in r:
+                e = enc(ik)
+                if e not in seen:  # a repeated key is one entry of the row, not a duplicate
+                    seen.add(e)
+                    out.append((ib, e))
         return out
 
     def _append_row(self, k: bytes, v: bytes, entries: List[Tuple["IndexBuilder", bytes]]) -> None:
@@ -358,6 +375,7 @@ class TableBuilder:
         self._b._check()
         k = self._enc(key)
         v = self._value(value)
+        self._rows = True
         if self._funcs or len(k) > self._maxk:
             # sent now: a key over the limit is refused by this call, with
             # the library's message naming the row
@@ -405,6 +423,7 @@ class TableBuilder:
                 v = value
             else:
                 v = _as_bytes(value, "value")
+            self._rows = True
             if funcs:
                 self._append_row(k, v, self._entries(key, value))
             else:
@@ -428,7 +447,9 @@ class TableBuilder:
         of rows. A refused row raises, naming it; the rows before it are
         added. See :mod:`drydb.columnar` for every accepted form."""
         from .columnar import add_columns
-        return add_columns(self, keys, values)
+        n = add_columns(self, keys, values)
+        self._rows = self._rows or n > 0
+        return n
 
     def add_frame(self, frame: Any, key: str, value: Any = None, *, codec: Any = None) -> int:
         """Add the rows of a pandas DataFrame or an Arrow RecordBatch/Table:
@@ -438,7 +459,9 @@ class TableBuilder:
         (``"json"``, ``"msgpack"``; default the table's): that encoding runs
         per row in Python. Returns the number of rows."""
         from .columnar import add_frame
-        return add_frame(self, frame, key, value, codec)
+        n = add_frame(self, frame, key, value, codec)
+        self._rows = self._rows or n > 0
+        return n
 
     def _flush(self) -> None:
         keys, vals = self._keys, self._vals
@@ -472,8 +495,9 @@ class TableBuilder:
         With ``func``, every row added from now on is indexed by
         ``func(key, value)`` (the Python value, before the codec): it returns
         an index key, None (no entry) or a list of index keys (one entry
-        each). Without it, give entries with :meth:`IndexBuilder.add`.
-        Declare indexes before adding rows when using ``func``.
+        each; a key repeated in the list gives one entry). Without it, give
+        entries with :meth:`IndexBuilder.add`. An index with ``func`` must be
+        declared before the table's first row: later, ``ValueError``.
 
         On a table of a :meth:`Builder.merge` builder, ``name`` is one of the
         base's indexes (its key kind kept; ``key`` and ``unique`` may be left
@@ -484,6 +508,9 @@ class TableBuilder:
             raise TypeError("drydb: index name must be a str")
         if func is not None and not callable(func):
             raise TypeError("drydb: index func must be callable")
+        if func is not None and self._rows:
+            raise ValueError("drydb: index %r of table %r: declare an index with func= before adding "
+                             "rows (the rows added before it would not be indexed)" % (name, self.name))
         h = c_void_p()
         if self._base is not None and name in self._base.indexes:
             kind, parts = self._base.index(name)._key.kind, self._base.index(name)._key.parts

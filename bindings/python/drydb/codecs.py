@@ -1,22 +1,21 @@
 """Value codecs: turn Python objects into value bytes and back.
 
 A codec is any object with ``name``, ``encode(obj) -> bytes`` and
-``decode(bytes) -> obj``. Built in: ``"json"`` (always) and ``"msgpack"``
-(when the ``msgpack`` package is installed). A builder records the codec of a
-table in the file's metadata (key ``codec:<table>``), and ``Database.table``
-uses it by default, so a table built with ``codec="json"`` reads back as
-Python objects without saying so again.
+``decode(bytes) -> obj``. Built in: ``"json"`` (always), ``"msgpack"``
+(when the ``msgpack`` package is installed) and ``"raw"`` (bytes as they
+are); :func:`register_codec` adds a name. Every builder (Python, C, Go, C#,
+the CLI) records the codec name of a table in the file's metadata (key
+``drydb.codec.<table>``; see docs/API.md), and ``Database.table`` uses it by
+default, so a table built with ``codec="json"`` reads back as Python objects
+without saying so again.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Protocol, Union
+from typing import Any, Callable, Dict, Optional, Protocol, Union
 
-__all__ = ["Codec", "JsonCodec", "MsgpackCodec", "get_codec", "META_PREFIX"]
-
-#: Metadata key prefix under which builders record a table's codec name.
-META_PREFIX = b"codec:"
+__all__ = ["Codec", "JsonCodec", "MsgpackCodec", "get_codec", "register_codec"]
 
 
 class Codec(Protocol):
@@ -75,7 +74,21 @@ class MsgpackCodec:
         return self._unpackb(data, raw=False)
 
 
-_BUILTIN = {"json": JsonCodec, "msgpack": MsgpackCodec}
+_BUILTIN: Dict[str, Callable[[], Any]] = {"json": JsonCodec, "msgpack": MsgpackCodec}
+_RAW = ("", "raw", "bytes", "none")
+
+
+def register_codec(name: str, factory: Callable[[], Any]) -> None:
+    """Make ``name`` a codec: ``factory()`` returns the codec object (with
+    ``encode`` and ``decode``). Files whose tables record ``name`` then
+    decode with it by default, and builders may give ``codec=name``."""
+    if not isinstance(name, str) or not name or name in _RAW or len(name.encode("utf-8")) > 64 \
+            or "\n" in name or "\x00" in name:
+        raise ValueError("drydb: a codec name is 1 to 64 bytes of UTF-8 on one line, not 'raw': %r"
+                         % (name,))
+    if not callable(factory):
+        raise TypeError("drydb: register_codec() takes a name and a factory function")
+    _BUILTIN[name] = factory
 
 
 def get_codec(spec: Union[None, str, Codec]) -> Optional[Codec]:
@@ -84,12 +97,17 @@ def get_codec(spec: Union[None, str, Codec]) -> Optional[Codec]:
     if spec is None:
         return None
     if isinstance(spec, str):
-        if spec in ("", "raw", "bytes", "none"):
+        if spec in _RAW:
             return None
         try:
-            return _BUILTIN[spec]()  # type: ignore[abstract,return-value]
+            make = _BUILTIN[spec]
         except KeyError:
-            raise ValueError("drydb: unknown codec %r (built in: json, msgpack)" % spec) from None
+            raise ValueError("drydb: unknown codec %r (built in: json, msgpack, raw; others: "
+                             "drydb.register_codec)" % spec) from None
+        c = make()
+        if not isinstance(getattr(c, "name", None), str):
+            c.name = spec
+        return c  # type: ignore[no-any-return]
     if callable(getattr(spec, "encode", None)) and callable(getattr(spec, "decode", None)):
         return spec  # type: ignore[return-value]
     raise TypeError("drydb: a codec is 'json', 'msgpack' or an object with encode() and "

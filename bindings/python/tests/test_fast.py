@@ -151,7 +151,7 @@ def test_fork_kept_closure(shapes):
     p, ints, _ = shapes
     with drydb.open(p) as db:
         get = db["fixed"].get
-        it = db["fixed"].keys()
+        it = iter(db["fixed"].keys())
         assert get(ints[0])
         r, w = os.pipe()
         pid = os.fork()
@@ -339,7 +339,7 @@ def test_scan_iterators_close_like_generators(shapes):
     with drydb.open(p) as db:
         t = db["fixed"]
         for make in (lambda: t.range(ints[10], None), lambda: t.range(None, None, reverse=True),
-                     lambda: t.keys(), lambda: t.values(), lambda: t.items(),
+                     lambda: iter(t.keys()), lambda: iter(t.values()), lambda: iter(t.items()),
                      lambda: db["s"].prefix("k00")):
             it = make()
             assert len(list(itertools.islice(it, 300))) == 300  # past a 256-row batch

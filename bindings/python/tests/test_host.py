@@ -50,7 +50,8 @@ def test_fork_child_gets_clear_error(sample_path):
     if pid == 0:  # child: never touch pytest machinery
         code = 1
         try:
-            drydb.open(sample_path)
+            db = drydb.open(sample_path)  # opens; the first use raises
+            db["words"]
         except drydb.ForkError as e:
             msg = str(e)
             code = 0 if ("spawn" in msg and e.code == drydb.FORKED) else 2
@@ -89,6 +90,35 @@ def test_fork_inherited_handle(sample_path):
     assert out.startswith("ForkError:") and "spawn" in out
 
 
+_pool_db = None
+
+
+def _pool_init(path):
+    global _pool_db
+    _pool_db = drydb.open(path)
+
+
+def _pool_task(k):
+    return _pool_db["words"].get(k)
+
+
+def test_fork_pool_initializer_no_respawn(sample_path):
+    """A fork Pool whose initializer opens a database, in a parent that used
+    drydb: the initializer succeeds, the first task raises ForkError and the
+    Pool hands it to the parent (once respawned forever, the parent hung)."""
+    if sys.platform != "linux":
+        pytest.skip("fork start method")
+    with drydb.open(sample_path) as db:
+        assert db["words"]["w001"]
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(2, initializer=_pool_init, initargs=(sample_path,)) as pool:
+        with pytest.raises(drydb.ForkError, match="spawn"):
+            pool.map_async(_pool_task, ["w001", "w002"]).get(timeout=60)
+        workers = {p.pid for p in pool._pool}  # the same two workers: none died
+        pool.map_async(str, [1, 2, 3, 4]).get(timeout=60)
+        assert {p.pid for p in pool._pool} == workers
+
+
 def _spawn_worker(path, keys):
     import drydb as d
     with d.open(path) as db:
@@ -107,8 +137,10 @@ def test_spawn_pool(sample_path):
 
 def test_library_lazy_and_env_override(tmp_path):
     import subprocess
-    code = ("import drydb, drydb._lib as L; assert L.library_path() is None; "
-            "drydb.library_version(); print(L.library_path())")
+    # importing loads nothing; library_path() answers before any other use
+    # (it loads the library: once None until first use)
+    code = ("import drydb, drydb._lib as L; assert not L._loaded; "
+            "print(drydb.library_path()); assert L._loaded")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == os.environ["DRYDB_LIBRARY"]

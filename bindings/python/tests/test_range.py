@@ -97,7 +97,7 @@ def test_long_ranges_interleaved(db_path):
     thread at once: each batch is copied before the next call."""
     p, refs = db_path
     with drydb.open(p) as db:
-        its = {n: db[n].items() for n in ("plain", "zstd", "ovfz", "s2")}
+        its = {n: iter(db[n].items()) for n in ("plain", "zstd", "ovfz", "s2")}
         rev = {n: db[n].range(reverse=True) for n in ("zstd", "ovf")}
         got = {n: [] for n in list(its) + ["r" + n for n in rev]}
         alive = True
@@ -165,7 +165,7 @@ def test_after_close(db_path):
     p, refs = db_path
     db = drydb.open(p)
     t, z, s = db["plain"], db["zstd"], db["str"]
-    full = t.items()
+    full = iter(t.items())
     assert next(full) == refs["plain"][0]
     short = z.range(0, 20)  # not started yet
     db.close()

@@ -17,9 +17,11 @@ int main(int argc, char **argv) {
     size_t vl;
     CHECK(argc == 2);
     CHECK(drydb_open(argv[1], DRYDB_OPEN_VERIFY, 0, &db) == DRYDB_OK);
-    CHECK(drydb_meta_get(db, (const uint8_t *)"codec:nums", 10, &v, &vl) == DRYDB_OK);
+    CHECK(drydb_meta_get(db, (const uint8_t *)"drydb.codec.nums", 16, &v, &vl) == DRYDB_OK);
     CHECK(vl == 4 && memcmp(v, "json", 4) == 0);
     CHECK(drydb_table_open(db, "nums", &t) == DRYDB_OK);
+    const char *codec;
+    CHECK(drydb_table_codec(t, &codec) == DRYDB_OK && strcmp(codec, "json") == 0);
     for (int64_t k = 0; k < 1000; k++) {
         uint8_t key[8];
         char want[32];
