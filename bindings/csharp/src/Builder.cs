@@ -32,6 +32,11 @@ namespace DryDB
         public int Level { get; set; }
         /// <summary>Train and store a compression dictionary for the table.</summary>
         public bool Dictionary { get; set; }
+        /// <summary>The name of the values' encoding, recorded in the file
+        /// ("json", "msgpack", "raw" or a name of your own; null records none):
+        /// readers see it as <see cref="Table.Codec"/> (Python and the CLI decode
+        /// values with it).</summary>
+        public string Codec { get; set; }
     }
 
     /// <summary>Builds a database file (or image). Add tables and their rows in
@@ -170,6 +175,11 @@ namespace DryDB
                     rc = Native.drydb_builder_table(b, n, (int)kind, np == 0 ? null : pp, (UIntPtr)np,
                         o == null ? 0 : (int)o.Compression, o == null ? 0 : o.Level, o != null && o.Dictionary ? 1u : 0u, &tb);
                 Native.Check(rc);
+                if (o != null && !string.IsNullOrEmpty(o.Codec))
+                {
+                    var cc = Native.CString(o.Codec, "options");
+                    fixed (byte* c = cc) Native.Check(Native.drydb_builder_table_codec(tb, c));
+                }
                 var t = new TableBuilder(this, name, kind, tb) { Parts = parts ?? new KeyKind[0] };
                 tables.Add(t);
                 return t;
@@ -209,26 +219,6 @@ namespace DryDB
         [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_builder_delete(IntPtr tb, byte* key, UIntPtr klen);
 
-        // A build failure, its message naming keys as they read in C# (a
-        // duplicate key: 42 or ("a", 1), not "\x80\x00...").
-        void CheckBuild(int rc)
-        {
-            if (rc == Native.OK) return;
-            var e = Native.Error(rc) as DryDBException;
-            if (e == null) Native.Check(rc);
-            throw new DryDBException(e.Code, KeyMessages.Decode(e.Detail, (bool index, string name, out KeyKind kind, out IReadOnlyList<KeyKind> parts) =>
-            {
-                foreach (var t in tables)
-                {
-                    if (!index && t.Name == name) { kind = t.KeyKind; parts = t.Parts; return true; }
-                    foreach (var ix in t.AllIndexes)
-                        if (index && ix.Name == name) { kind = ix.KeyKind; parts = ix.Parts; return true; }
-                }
-                kind = KeyKind.Bytes; parts = null;
-                return false;
-            }));
-        }
-
         /// <summary>Writes the database to <paramref name="path"/> (temporary name,
         /// sync, rename). Afterwards the builder is spent: Dispose it.</summary>
         public void Build(string path)
@@ -243,7 +233,7 @@ namespace DryDB
                 int rc;
                 fixed (byte* pp = p) rc = Native.drydb_builder_build_file(b, pp);
                 built = true;
-                CheckBuild(rc);
+                Native.Check(rc);
             }
             finally { Exit(added); }
         }
@@ -258,7 +248,7 @@ namespace DryDB
                 byte* data; UIntPtr len;
                 int rc = Native.drydb_builder_build_memory(b, &data, &len);
                 built = true;
-                CheckBuild(rc);
+                Native.Check(rc);
                 try { return Native.Copy(data, len); }
                 finally { Native.drydb_free((IntPtr)data); }
             }
@@ -332,11 +322,8 @@ namespace DryDB
             finally { owner.Exit(added); }
         }
 
-        internal readonly List<IndexBuilder> AllIndexes = new List<IndexBuilder>();
-
         IndexBuilder Register(IndexBuilder ix)
         {
-            AllIndexes.Add(ix);
             if (ix.Computed) computed.Add(ix);
             return ix;
         }

@@ -115,6 +115,10 @@ namespace DryDB
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_table_info(IntPtr tbl, NativeTableInfo* info);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_codec(IntPtr tbl, IntPtr* name);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_table_codec(IntPtr tb, byte* codec);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_get(IntPtr tbl, byte* key, UIntPtr klen, byte** val, UIntPtr* vlen);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_get_many(IntPtr tbl, UIntPtr n, byte* keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, byte* found);

@@ -85,6 +85,26 @@ namespace DryDB
 
         public override string ToString() { return "Table(" + Name + ", " + KeyKind + ")"; }
 
+        /// <summary>The name of the values' encoding recorded in the file ("json",
+        /// "msgpack", "raw", a user's name), "" when none. The C# binding returns
+        /// values as bytes whatever it is (no JSON or MessagePack library is
+        /// assumed): pass the matching deserializer to <see cref="WithSerializer{T}"/>.</summary>
+        public string Codec
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    db.AddRef(ref added);
+                    IntPtr p;
+                    Native.Check(Native.drydb_table_codec(th, &p));
+                    return Native.FromCString(p);
+                }
+                finally { if (added) db.Release(); }
+            }
+        }
+
         // ------------------------------------------------------------ key checks
 
         internal static void CheckKind(KeyKind have, KeyKind want, string what)

@@ -222,6 +222,24 @@ namespace DryDB.Tests
         }
 
         [Test]
+        public void CodecRecordedAndRead()
+        {
+            using (var b = new DatabaseBuilder())
+            {
+                b.CreateTable("j", KeyKind.Int64, new TableOptions { Codec = "json" }).Append(1, Fx.B("{\"a\":1}"));
+                b.CreateTable("none", KeyKind.Int64).Append(1, Fx.B("x"));
+                Assert.Status(Status.Invalid, () => b.CreateTable("bad", KeyKind.Int64, new TableOptions { Codec = "a\nb" }), "a newline in a codec name");
+                using (var d = Database.OpenMemory(b.BuildToMemory()))
+                {
+                    Assert.Equal("json", d.GetTable("j").Codec, "recorded codec");
+                    Assert.Equal("", d.GetTable("none").Codec, "no codec");
+                    Assert.Str("{\"a\":1}", d.GetTable("j")[1], "values stay bytes");
+                }
+            }
+            Assert.Equal("", db.GetTable("items").Codec, "the fixture records none");
+        }
+
+        [Test]
         public void MissingNativeLibrarySaysWhatToInstall()
         {
             // DryDB.dll and this program copied where no libdrydb is, run with no
