@@ -625,8 +625,9 @@ DRYDB_API int drydb_set_gc_percent(int percent, int *old);
 /* A table may record how its values are encoded: "json", "msgpack", "raw" or */
 /* a user's name (at most 64 bytes of UTF-8, no newline). It is stored as the */
 /* metadata pair "drydb.codec.<table>" (no format change; files without it   */
-/* have none), and the Python and C# bindings decode values with it by       */
-/* default. The library itself never encodes or decodes values.              */
+/* have none). The Python binding and the CLI decode values with it by      */
+/* default; C# returns bytes and gives the name (Table.Codec). The library   */
+/* itself never encodes or decodes values.                                   */
 
 /* Record the codec of a table being built ("" records nothing). */
 DRYDB_API int drydb_builder_table_codec(drydb_tbuilder *t, const char *codec);

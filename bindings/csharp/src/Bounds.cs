@@ -31,23 +31,21 @@ namespace DryDB
         /// <summary>Both ends encoded for a key space of this kind. A tuple with
         /// fewer parts than the key (a prefix P) stands for every key starting with
         /// P at its end: lo inclusive from the first such key, lo exclusive after
-        /// the last, hi inclusive through the last, hi exclusive before the first.
-        /// The library takes the successor of P only as an exclusive upper bound, so
-        /// "after the last" is found with <paramref name="firstFrom"/>: the first key
-        /// at or after the successor, null if none. An empty range comes back as
-        /// [P, P).</summary>
+        /// the last, hi inclusive through the last, hi exclusive before the first;
+        /// the last two are P's successor, which the library takes as an inclusive
+        /// lower and an exclusive upper bound (drydb.h). A range that can hold
+        /// nothing (after a P with no successor) comes back as [P, P).</summary>
         internal static void Resolve(Bound lo, Bound hi, KeyKind kind, IReadOnlyList<KeyKind> parts, string what,
-                                     Func<byte[], byte[]> firstFrom, out Bound l, out Bound h)
+                                     out Bound l, out Bound h)
         {
             lo.Validate("lo"); hi.Validate("hi");
             byte[] empty = null;
-            l = End(lo, false, kind, parts, what, firstFrom, ref empty);
-            h = End(hi, true, kind, parts, what, firstFrom, ref empty);
+            l = End(lo, false, kind, parts, what, ref empty);
+            h = End(hi, true, kind, parts, what, ref empty);
             if (empty != null) { l = Bound.Inclusive(empty); h = Bound.Exclusive(empty); }
         }
 
-        static Bound End(Bound b, bool upper, KeyKind kind, IReadOnlyList<KeyKind> parts, string what,
-                         Func<byte[], byte[]> firstFrom, ref byte[] empty)
+        static Bound End(Bound b, bool upper, KeyKind kind, IReadOnlyList<KeyKind> parts, string what, ref byte[] empty)
         {
             if (b.Kind == BoundKind.Unbounded) return b;
             byte[] k = b.Typed.Encode(kind, parts, what);
@@ -58,9 +56,8 @@ namespace DryDB
             if (!upper && incl) return Bound.Inclusive(k);      // from the first
             byte[] succ = Successor(k);
             if (upper) return succ == null ? Bound.Unbounded : Bound.Exclusive(succ); // through the last
-            byte[] first = succ == null ? null : firstFrom(succ);                     // after the last
-            if (first == null) { empty = k; return Bound.Inclusive(k); }
-            return Bound.Inclusive(first);
+            if (succ == null) { empty = k; return Bound.Inclusive(k); }               // after the last: nothing
+            return Bound.Inclusive(succ);
         }
     }
 }

@@ -51,17 +51,8 @@ namespace DryDB
         /// <summary>An index key encoded for this index.</summary>
         byte[] Enc(Key key) { return key.Encode(KeyKind, Parts, What); }
 
-        // Both bounds encoded (Bounds.Resolve); a partial tuple excluded at the
-        // lower end starts at the first entry from its successor: the entry of
-        // that rank, whose index key (every entry with it comes after) is the bound.
-        void Resolve(Bound lo, Bound hi, out Bound l, out Bound h)
-        {
-            Bounds.Resolve(lo, hi, KeyKind, Parts, What, succ =>
-            {
-                long r = CountCore(Bound.Unbounded, Bound.Exclusive(succ));
-                using (var c = OpenCursor()) return c.SeekRow(r) ? c.Key : null;
-            }, out l, out h);
-        }
+        // Both bounds encoded (Bounds.Resolve).
+        void Resolve(Bound lo, Bound hi, out Bound l, out Bound h) { Bounds.Resolve(lo, hi, KeyKind, Parts, What, out l, out h); }
 
         // ------------------------------------------------------------ get
 

@@ -127,17 +127,8 @@ namespace DryDB
         /// <summary>The key as this table's kind reads: 42, "text", ("a", 1)...</summary>
         internal string Describe(byte[] key) { return Key.Describe(key, KeyKind, Parts); }
 
-        // Both bounds encoded (Bounds.Resolve); a partial tuple excluded at the
-        // lower end starts at the first row from its successor, found by rank.
-        void Resolve(Bound lo, Bound hi, out Bound l, out Bound h)
-        {
-            Bounds.Resolve(lo, hi, KeyKind, Parts, What, succ =>
-            {
-                long r = CountCore(Bound.Unbounded, Bound.Exclusive(succ));
-                byte[] k, v;
-                return TryGetAt(r, out k, out v) ? k : null;
-            }, out l, out h);
-        }
+        // Both bounds encoded (Bounds.Resolve).
+        void Resolve(Bound lo, Bound hi, out Bound l, out Bound h) { Bounds.Resolve(lo, hi, KeyKind, Parts, What, out l, out h); }
 
         // ------------------------------------------------------------ point reads
 
