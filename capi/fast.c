@@ -1390,7 +1390,7 @@ DRYDB__HIDDEN int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *l
                                     const uint8_t **keys, size_t *klens, const uint8_t **vals, size_t *vlens,
                                     size_t *n) {
     if (n == NULL || keys == NULL || klens == NULL || (vals == NULL) != (vlens == NULL) ||
-        (flags & ~(uint32_t)DRYDB_REVERSE) != 0 || max > DRYDB__MAX_BATCH || !bound_ok(lo, lolen, lokind) ||
+        (flags & ~(uint32_t)DRYDB_REVERSE) != 0 || max == 0 || max > DRYDB__MAX_BATCH || !bound_ok(lo, lolen, lokind) ||
         !bound_ok(hi, hilen, hikind) || !bound_key_ok(ft, lo, lolen, lokind) || !bound_key_ok(ft, hi, hilen, hikind))
         return FALLBACK;
     if (ft->cache_mem != NULL)

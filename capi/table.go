@@ -648,16 +648,15 @@ func tableRange(t *tableObj, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.
 	if flags&^C.DRYDB_REVERSE != 0 {
 		return failf(codeInvalid, "drydb_range: unknown flags %#x", uint32(flags))
 	}
-	if uint64(max) > maxBatch {
-		return failf(codeInvalid, "drydb_range: max = %d exceeds %d", uint64(max), maxBatch)
+	// max = 0 is refused, as by drydb_cursor_next_batch (one rule, issue
+	// 18): a paging loop `while (n == max)` would never end on it.
+	if max == 0 || uint64(max) > maxBatch {
+		return failf(codeInvalid, "drydb_range: max = %d (must be 1..%d)", uint64(max), maxBatch)
 	}
 	*n = 0
 	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, t.enc, false)
 	if rc != codeOK {
 		return rc
-	}
-	if max == 0 {
-		return codeOK
 	}
 	m := int(max)
 	cur := t.t.NewCursor(l, u)

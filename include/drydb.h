@@ -19,7 +19,12 @@
  *     the wrong kind (a cursor passed as a table) or one never returned by the
  *     library gives DRYDB_BADHANDLE; neither crashes. 64-bit platforms only.
  *   - Keys and values are byte strings (pointer + length). A NULL pointer is
- *     accepted with length 0. Any length above DRYDB_MAX_LEN (2^31 - 1) gives
+ *     accepted with length 0. Those passed in are `const void *`, so C++
+ *     passes char *, std::string::data() or std::vector<char>::data() with
+ *     no cast (the ABI is that of const uint8_t *). Those handed back come
+ *     through `const uint8_t **` out-pointers: a T ** converts to void **
+ *     in neither C nor C++, so one pointer type is kept there. Any length
+ *     above DRYDB_MAX_LEN (2^31 - 1) gives
  *     DRYDB_INVALID. Keys passed in are copied or used only during the call;
  *     the caller may reuse its buffers as soon as a call returns.
  *   - A key of length 0 is a real key (the smallest one), never "unbounded":
@@ -28,22 +33,33 @@
  *     the key kind of the table (or index) gives DRYDB_BADKEY, as a key of
  *     drydb_get does (an empty or 9-byte bound of an int64 table, say). Of a
  *     composite kind a tuple prefix (its first parts, or none: the empty
- *     key) is a bound too, and an exclusive upper bound (or an inclusive
- *     lower one) may also be the end of the prefix range of a bound b: b with
- *     its trailing 0xFF bytes dropped and its last byte incremented (how a
- *     partial composite bound is said at those ends: docs/API.md).
+ *     key) is a bound too, and an exclusive upper bound or an inclusive
+ *     lower bound may also be the successor of a bound b (b with its
+ *     trailing 0xFF bytes dropped and its last byte incremented): the end of
+ *     b's prefix range, so "after every key starting with b" is expressible
+ *     at either end (how a partial composite bound is said: docs/API.md).
  *
  * LIFETIMES OF RETURNED POINTERS (each function repeats the rule that applies)
  *   - Uncompressed tables: keys and values point into the mapped file and are
  *     valid until drydb_close() of the database. Do not free them, do not
  *     write through them.
  *   - Compressed tables (and any datum the engine had to materialise): the
- *     single-row functions drydb_get, drydb_get_many, drydb_at, drydb_index_get
- *     copy into a buffer owned by the calling thread, valid until the next of
- *     those four calls on the same thread (or drydb_close). Cursors own their
- *     buffer: valid until the cursor moves (any cursor call other than
- *     drydb_cursor_get/drydb_cursor_primary_key) or is closed.
- *   - Portable code assumes the shorter (compressed) rule everywhere.
+ *     five calls drydb_get, drydb_get_many, drydb_at, drydb_index_get and
+ *     drydb_range copy into ONE buffer owned by the calling thread. What any
+ *     of them returned is valid until the next of those five calls on the
+ *     same thread, on any table of any database (a drydb_range overwrites a
+ *     previous drydb_get's value), or drydb_close. No other call touches that
+ *     buffer (count, rank, meta, names, info, cursors, other threads' calls).
+ *   - Cursors own their buffer: what a cursor returned (drydb_cursor_get,
+ *     drydb_cursor_primary_key, the batch calls) is valid until that cursor
+ *     moves (any cursor call on it other than drydb_cursor_get /
+ *     drydb_cursor_primary_key, a failed move included) or is closed.
+ *   - Metadata values (drydb_meta_get) and the names of tables and indexes
+ *     (drydb_table_name, drydb_table_index_name): valid until drydb_close,
+ *     whatever the tables' compression.
+ *   - Portable code assumes the shorter (compressed) rule everywhere; a
+ *     pointer inside [map_addr, map_addr + map_len) of drydb_db_info is in
+ *     the image and has the longer one. tests/c/test_rules.c tests each rule.
  *   - After drydb_refresh replaced the file: see "Live data" below.
  *   - A returned pointer for a zero-length datum is non-NULL but must not be
  *     read.
@@ -304,7 +320,7 @@ DRYDB_API int drydb_info(drydb_db *db, struct drydb_db_info *out);
 
 /* Look up user metadata stored by drydb_builder_set_meta. *val: valid until
  * drydb_close; do not free. DRYDB_NOTFOUND if absent. */
-DRYDB_API int drydb_meta_get(drydb_db *db, const uint8_t *key, size_t klen,
+DRYDB_API int drydb_meta_get(drydb_db *db, const void *key, size_t klen,
                              const uint8_t **val, size_t *vlen);
 
 /* Number of tables, and the name of table i (0-based, in file order).
@@ -329,23 +345,23 @@ DRYDB_API int drydb_table_info(drydb_table *tbl, struct drydb_table_info *out);
 /* Point lookup. DRYDB_NOTFOUND if absent, DRYDB_BADKEY if the key cannot
  * belong to the table's key kind. *val: uncompressed table: valid until
  * drydb_close; compressed: thread buffer, valid until the next drydb_get,
- * drydb_get_many, drydb_at or drydb_index_get on this thread. */
-DRYDB_API int drydb_get(drydb_table *tbl, const uint8_t *key, size_t klen,
+ * drydb_get_many, drydb_at, drydb_index_get or drydb_range on this thread. */
+DRYDB_API int drydb_get(drydb_table *tbl, const void *key, size_t klen,
                         const uint8_t **val, size_t *vlen);
 
 /* Batch lookup of n keys, concatenated in `keys` with lengths klens[0..n).
  * Writes vals[i], vlens[i], found[i] (1/0; vals[i]=NULL, vlens[i]=0 when not
  * found). Returns DRYDB_OK even if some keys are missing. n = 0 is allowed.
  * Lifetime of vals[i]: as for drydb_get (all n stay valid together). */
-DRYDB_API int drydb_get_many(drydb_table *tbl, size_t n, const uint8_t *keys,
+DRYDB_API int drydb_get_many(drydb_table *tbl, size_t n, const void *keys,
                              const size_t *klens, const uint8_t **vals,
                              size_t *vlens, uint8_t *found);
 
 /* Number of rows with lo <(=) key <(=) hi. lokind/hikind: DRYDB_UNBOUNDED,
  * DRYDB_INCLUSIVE, DRYDB_EXCLUSIVE. */
 DRYDB_API int drydb_count(drydb_table *tbl,
-                          const uint8_t *lo, size_t lolen, int lokind,
-                          const uint8_t *hi, size_t hilen, int hikind,
+                          const void *lo, size_t lolen, int lokind,
+                          const void *hi, size_t hilen, int hikind,
                           uint64_t *out);
 
 /* Up to `max` rows of the range lo..hi (bounds as for drydb_count) in one
@@ -353,20 +369,23 @@ DRYDB_API int drydb_count(drydb_table *tbl,
  * read a short range, and to page through a long one (call again with the
  * last key read as an exclusive bound). Writes keys[i], klens[i] and, unless
  * vals and vlens are both NULL, vals[i], vlens[i], for i < *n; the arrays
- * hold at least max elements. DRYDB_OK also when *n < max (the range has no
- * more rows) and for an empty range (*n = 0). Needs no cursor: no handle to
- * open or close. Lifetime: as for drydb_get (uncompressed tables: until
- * drydb_close; compressed: the thread buffer, until the next call on this
- * thread that uses it). */
+ * hold at least max elements (max = 0 gives DRYDB_INVALID, as for the
+ * cursor batch calls: a paging loop on n == max would not end). DRYDB_OK
+ * also when *n < max (the range has no more rows) and for an empty range
+ * (*n = 0). Needs no cursor: no handle to open or close. Lifetime: as for
+ * drydb_get (uncompressed tables: until drydb_close; compressed: the thread
+ * buffer, so this call overwrites what an earlier drydb_get, drydb_get_many,
+ * drydb_at or drydb_index_get on this thread returned, and they overwrite
+ * what it returned). */
 DRYDB_API int drydb_range(drydb_table *tbl,
-                          const uint8_t *lo, size_t lolen, int lokind,
-                          const uint8_t *hi, size_t hilen, int hikind,
+                          const void *lo, size_t lolen, int lokind,
+                          const void *hi, size_t hilen, int hikind,
                           uint32_t flags, size_t max,
                           const uint8_t **keys, size_t *klens,
                           const uint8_t **vals, size_t *vlens, size_t *n);
 
 /* Number of keys < key (the key need not exist). */
-DRYDB_API int drydb_rank(drydb_table *tbl, const uint8_t *key, size_t klen,
+DRYDB_API int drydb_rank(drydb_table *tbl, const void *key, size_t klen,
                          uint64_t *out);
 
 /* The n-th row (0-based, key order). DRYDB_NOTFOUND if n >= rows.
@@ -386,17 +405,22 @@ DRYDB_API int drydb_at(drydb_table *tbl, uint64_t n,
  * DRYDB_NOTFOUND when it ran off the range (the cursor is then "at end": next
  * and prev keep returning DRYDB_NOTFOUND until a first/last/seek).
  * drydb_cursor_get on a cursor that is not on an entry gives DRYDB_NOTFOUND.
+ * A positioning call that finds nothing (drydb_cursor_seek past the range,
+ * drydb_cursor_seek_exact of an absent key, drydb_cursor_seek_row outside
+ * the range) also leaves the cursor at end. A call refused for its argument
+ * (DRYDB_BADKEY, DRYDB_INVALID) does not move the cursor: it stays on its
+ * entry, at end, or fresh (next still acts as first).
  * Pointers from a cursor: valid until the cursor moves or is closed
  * (uncompressed tables: in fact until drydb_close). Close every cursor
  * (drydb_close of the database also frees them).
  */
 
 DRYDB_API int drydb_cursor_open(drydb_table *tbl,
-                                const uint8_t *lo, size_t lolen, int lokind,
-                                const uint8_t *hi, size_t hilen, int hikind,
+                                const void *lo, size_t lolen, int lokind,
+                                const void *hi, size_t hilen, int hikind,
                                 drydb_cursor **out);
 /* Cursor over the keys that start with prefix p (plen 0: the whole table). */
-DRYDB_API int drydb_cursor_open_prefix(drydb_table *tbl, const uint8_t *p,
+DRYDB_API int drydb_cursor_open_prefix(drydb_table *tbl, const void *p,
                                        size_t plen, drydb_cursor **out);
 
 DRYDB_API int drydb_cursor_first(drydb_cursor *cur);
@@ -405,13 +429,16 @@ DRYDB_API int drydb_cursor_next(drydb_cursor *cur);
 DRYDB_API int drydb_cursor_prev(drydb_cursor *cur);
 /* Position on the first key >= k within the bounds (a k below lo positions on
  * the first entry). DRYDB_NOTFOUND if there is none. */
-DRYDB_API int drydb_cursor_seek(drydb_cursor *cur, const uint8_t *k, size_t klen);
+DRYDB_API int drydb_cursor_seek(drydb_cursor *cur, const void *k, size_t klen);
 /* Position on key k exactly, if present within the bounds; else
  * DRYDB_NOTFOUND (and the cursor is at end). Index cursors: the first entry
  * whose index key is k. */
-DRYDB_API int drydb_cursor_seek_exact(drydb_cursor *cur, const uint8_t *k, size_t klen);
+DRYDB_API int drydb_cursor_seek_exact(drydb_cursor *cur, const void *k, size_t klen);
 /* Position on the n-th row of the table (0-based, whole-table numbering);
- * DRYDB_NOTFOUND if that row is outside the bounds or n >= rows. */
+ * DRYDB_NOTFOUND if that row is outside the bounds or n >= rows. Index
+ * cursors: the n-th entry of the whole index (index key order, then primary
+ * key order), whatever the cursor's bounds; NOTFOUND when that entry lies
+ * outside them or n >= entries. */
 DRYDB_API int drydb_cursor_seek_row(drydb_cursor *cur, uint64_t n);
 
 /* The current entry. Index cursors: *key is the index key, *val the row's
@@ -430,7 +457,8 @@ DRYDB_API int drydb_cursor_primary_key(drydb_cursor *cur,
  * forward (reverse = 0) or backward, and leave the cursor on the entry after
  * the last one returned: the next batch call continues from there. *n is the
  * number filled (1..max) on DRYDB_OK; DRYDB_NOTFOUND (with *n = 0) when there
- * is no entry left. Index cursors: keys are index keys. Arrays keys, klens,
+ * is no entry left. max = 0 gives DRYDB_INVALID (as for drydb_range) and does
+ * not move the cursor. Index cursors: keys are index keys. Arrays keys, klens,
  * vals, vlens hold at least max elements; vals/vlens may both be NULL to skip
  * values. Lifetime: until the cursor moves or closes. */
 DRYDB_API int drydb_cursor_next_batch(drydb_cursor *cur, int reverse, size_t max,
@@ -456,22 +484,22 @@ DRYDB_API int drydb_index_info(drydb_index *ix, struct drydb_index_info *out);
 
 /* First entry whose index key equals ikey: its primary key and the row's
  * value. DRYDB_NOTFOUND if none. Lifetime: as for drydb_get. */
-DRYDB_API int drydb_index_get(drydb_index *ix, const uint8_t *ikey, size_t iklen,
+DRYDB_API int drydb_index_get(drydb_index *ix, const void *ikey, size_t iklen,
                               const uint8_t **pk, size_t *pklen,
                               const uint8_t **val, size_t *vlen);
 
 /* Number of index entries with index key within the bounds. */
 DRYDB_API int drydb_index_count(drydb_index *ix,
-                                const uint8_t *lo, size_t lolen, int lokind,
-                                const uint8_t *hi, size_t hilen, int hikind,
+                                const void *lo, size_t lolen, int lokind,
+                                const void *hi, size_t hilen, int hikind,
                                 uint64_t *out);
 
 /* Cursors over index entries (index key order, then primary key order). */
 DRYDB_API int drydb_index_cursor_open(drydb_index *ix,
-                                      const uint8_t *lo, size_t lolen, int lokind,
-                                      const uint8_t *hi, size_t hilen, int hikind,
+                                      const void *lo, size_t lolen, int lokind,
+                                      const void *hi, size_t hilen, int hikind,
                                       drydb_cursor **out);
-DRYDB_API int drydb_index_cursor_open_prefix(drydb_index *ix, const uint8_t *p,
+DRYDB_API int drydb_index_cursor_open_prefix(drydb_index *ix, const void *p,
                                              size_t plen, drydb_cursor **out);
 
 /* drydb_cursor_next_batch for index cursors that also returns primary keys
@@ -498,8 +526,8 @@ DRYDB_API int drydb_index_cursor_next_batch(drydb_cursor *cur, int reverse, size
 DRYDB_API int drydb_builder_new(uint32_t page_size, int64_t memory_budget,
                                 drydb_builder **out);
 /* Store a metadata pair (read back with drydb_meta_get). */
-DRYDB_API int drydb_builder_set_meta(drydb_builder *b, const uint8_t *key, size_t klen,
-                                     const uint8_t *val, size_t vlen);
+DRYDB_API int drydb_builder_set_meta(drydb_builder *b, const void *key, size_t klen,
+                                     const void *val, size_t vlen);
 /* Add a table. key_kind: DRYDB_KEY_*; for DRYDB_KEY_COMPOSITE, parts[0..nparts)
  * are the kinds of its parts (not composite), else parts may be NULL with
  * nparts 0. compression: DRYDB_COMPRESS_*; level 0 = default; flags: 0 or
@@ -517,21 +545,21 @@ DRYDB_API int drydb_builder_index(drydb_tbuilder *tb, const char *name, int uniq
  * copied). DRYDB_KEYTOOLARGE/DRYDB_BADKEY at once, drydb_errmsg() naming the
  * row by its number in the table (counted from 0 over every append call); a
  * key appended twice gives DRYDB_DUPLICATE at build. */
-DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const uint8_t *key, size_t klen,
-                                   const uint8_t *val, size_t vlen);
+DRYDB_API int drydb_builder_append(drydb_tbuilder *tb, const void *key, size_t klen,
+                                   const void *val, size_t vlen);
 /* Append n rows: keys and values concatenated, with their lengths. Stops at
  * the first failing row (rows before it are appended). */
 DRYDB_API int drydb_builder_append_many(drydb_tbuilder *tb, size_t n,
-                                        const uint8_t *keys, const size_t *klens,
-                                        const uint8_t *vals, const size_t *vlens);
+                                        const void *keys, const size_t *klens,
+                                        const void *vals, const size_t *vlens);
 /* Add an index entry (index key -> primary key of a row of the table). The
  * row may be appended before or after; if it never is, the build fails with
  * DRYDB_INVALID naming the index and the keys. */
-DRYDB_API int drydb_builder_index_add(drydb_ibuilder *ib, const uint8_t *ikey, size_t iklen,
-                                      const uint8_t *pk, size_t pklen);
+DRYDB_API int drydb_builder_index_add(drydb_ibuilder *ib, const void *ikey, size_t iklen,
+                                      const void *pk, size_t pklen);
 DRYDB_API int drydb_builder_index_add_many(drydb_ibuilder *ib, size_t n,
-                                           const uint8_t *ikeys, const size_t *iklens,
-                                           const uint8_t *pks, const size_t *pklens);
+                                           const void *ikeys, const size_t *iklens,
+                                           const void *pks, const size_t *pklens);
 /* Build to a file (written to a temporary name, synced, renamed). A builder
  * builds once: afterwards its calls (and those of its table and index
  * builders) give DRYDB_CLOSED; it still must be freed. A path that names
@@ -603,7 +631,7 @@ DRYDB_API int drydb_builder_merge_index(drydb_tbuilder *tb, const char *name,
                                         drydb_ibuilder **out);
 /* Delete the row of key from a merged table (key copied). DRYDB_INVALID on a
  * builder not made by drydb_builder_new_merge or a table not in its base. */
-DRYDB_API int drydb_builder_delete(drydb_tbuilder *tb, const uint8_t *key, size_t klen);
+DRYDB_API int drydb_builder_delete(drydb_tbuilder *tb, const void *key, size_t klen);
 
 /* Free memory the library allocated for the caller (drydb_builder_build_memory).
  * Accepts NULL. */
@@ -624,8 +652,9 @@ DRYDB_API int drydb_set_gc_percent(int percent, int *old);
 /* A table may record how its values are encoded: "json", "msgpack", "raw" or */
 /* a user's name (at most 64 bytes of UTF-8, no newline). It is stored as the */
 /* metadata pair "drydb.codec.<table>" (no format change; files without it   */
-/* have none), and the Python and C# bindings decode values with it by       */
-/* default. The library itself never encodes or decodes values.              */
+/* have none). The Python binding and the CLI decode values with it by      */
+/* default; C# returns bytes and gives the name (Table.Codec). The library   */
+/* itself never encodes or decodes values.                                   */
 
 /* Record the codec of a table being built ("" records nothing). */
 DRYDB_API int drydb_builder_table_codec(drydb_tbuilder *t, const char *codec);
@@ -775,9 +804,10 @@ static inline size_t drydb_key_append_ulid(uint8_t *dst, size_t cap, size_t pos,
  *     merge builder seeded from the database, until it is freed.
  *   - Pointers into the file (keys and values of uncompressed tables from
  *     drydb_get, drydb_get_many, drydb_range, drydb_at, drydb_index_get, ...)
- *     and the names and metadata from drydb_table_name, drydb_table_index_name
- *     and drydb_meta_get, if they came from a version that a refresh has since
- *     replaced, stay valid until the calling thread's next call into the
+ *     and the names and metadata from drydb_table_name, drydb_table_index_name,
+ *     drydb_table_codec, drydb_meta_key and drydb_meta_get, if they came from
+ *     a version that a refresh has since replaced, stay valid until the
+ *     calling thread's next call into the
  *     library (any function, any database) or its exit, or drydb_close.
  *     Without refreshes the rules above are unchanged (valid until
  *     drydb_close). A thread that must keep a datum across calls copies it.

@@ -37,7 +37,6 @@ static int range_lo(drydb_table *t, drydb_index *ix, const uint8_t *k, size_t n)
 static int range_hi(drydb_table *t, drydb_index *ix, const uint8_t *k, size_t n) { (void)ix; return range_of(t, k, n, 1, 0, 4); }
 static int range_hi_rev(drydb_table *t, drydb_index *ix, const uint8_t *k, size_t n) { (void)ix; return range_of(t, k, n, 1, DRYDB_REVERSE, 4); }
 static int range_lo_rev(drydb_table *t, drydb_index *ix, const uint8_t *k, size_t n) { (void)ix; return range_of(t, k, n, 0, DRYDB_REVERSE, 4); }
-static int range_none(drydb_table *t, drydb_index *ix, const uint8_t *k, size_t n) { (void)ix; return range_of(t, k, n, 1, 0, 0); }
 static int cursor_lo(drydb_table *t, drydb_index *ix, const uint8_t *k, size_t n) {
     drydb_cursor *c;
     (void)ix;
@@ -114,7 +113,7 @@ static const struct {
     {"count lo", count_lo, 0},        {"count hi", count_hi, 0},
     {"rank", rank, 0},                {"range lo", range_lo, 0},
     {"range hi", range_hi, 0},        {"range hi reverse", range_hi_rev, 0},
-    {"range lo reverse", range_lo_rev, 0}, {"range max 0", range_none, 0},
+    {"range lo reverse", range_lo_rev, 0},
     {"cursor lo", cursor_lo, 0},      {"cursor hi", cursor_hi, 0},
     {"cursor seek", cursor_seek, 0},  {"cursor seek exact", cursor_seek_exact, 0},
     {"index count lo", index_count_lo, 1}, {"index count hi", index_count_hi, 1},

@@ -62,14 +62,7 @@ static int kind_of(const char *name) {
 }
 
 int main(void) {
-    const char *dir = getenv("DRYDB_VECTORS");
-    char path[1024];
-    snprintf(path, sizeof path, "%s/keys.json", dir ? dir : "tests/vectors");
-    char *text = tu_read_file(path, NULL);
-    if (!text) {
-        fprintf(stderr, "cannot read %s\n", path);
-        return 1;
-    }
+    char *text = tu_read_vector("keys.json");
     jv *root = jparse(text);
     int checked = 0;
     uint8_t b[8], u[16], o[16];

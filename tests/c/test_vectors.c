@@ -147,13 +147,7 @@ static void check_file(const char *dir, jv *fd) {
 int main(void) {
     const char *dir = getenv("DRYDB_VECTORS");
     if (!dir) dir = "tests/vectors";
-    char path[1024];
-    snprintf(path, sizeof path, "%s/expected.json", dir);
-    char *text = tu_read_file(path, NULL);
-    if (!text) {
-        fprintf(stderr, "cannot read %s\n", path);
-        return 1;
-    }
+    char *text = tu_read_vector("expected.json");
     jv *root = jparse(text);
     check_file(dir, jget(root, "go_built"));
     jv *c = jget(root, "c_built");

@@ -176,3 +176,15 @@ char *tu_read_file(const char *path, size_t *len) {
     if (len) *len = (size_t)n;
     return p;
 }
+
+char *tu_read_vector(const char *name) {
+    const char *dir = getenv("DRYDB_VECTORS");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/vectors", name);
+    char *text = tu_read_file(path, NULL);
+    if (!text) {
+        fprintf(stderr, "cannot read %s\n", path);
+        exit(1);
+    }
+    return text;
+}

@@ -52,5 +52,8 @@ const char *tu_tmpdir(void);  /* a fresh temporary directory, removed at exit */
 char *tu_path(const char *name); /* malloc'd path inside tu_tmpdir() */
 int tu_under_valgrind(void);
 char *tu_read_file(const char *path, size_t *len); /* malloc'd, NUL-terminated */
+/* tests/vectors/<name> (the directory from $DRYDB_VECTORS), malloc'd and
+ * NUL-terminated; exits naming the path when it cannot be read. */
+char *tu_read_vector(const char *name);
 
 #endif

@@ -35,6 +35,11 @@ namespace DryDB
         public int Level { get; set; }
         /// <summary>Train and store a compression dictionary for the table.</summary>
         public bool Dictionary { get; set; }
+        /// <summary>The name of the values' encoding, recorded in the file
+        /// ("json", "msgpack", "raw" or a name of your own; null records none):
+        /// readers see it as <see cref="Table.Codec"/> (Python and the CLI decode
+        /// values with it).</summary>
+        public string Codec { get; set; }
     }
 
     /// <summary>Builds a database file (or image). Add tables and their rows in
@@ -175,7 +180,12 @@ namespace DryDB
                     rc = Native.drydb_builder_table(b, n, (int)kind, np == 0 ? null : pp, (UIntPtr)np,
                         o == null ? 0 : (int)o.Compression, o == null ? 0 : o.Level, o != null && o.Dictionary ? 1u : 0u, &tb);
                 Native.Check(rc);
-                var t = new TableBuilder(this, name, kind, tb);
+                if (o != null && !string.IsNullOrEmpty(o.Codec))
+                {
+                    var cc = Native.CString(o.Codec, "options");
+                    fixed (byte* c = cc) Native.Check(Native.drydb_builder_table_codec(tb, c));
+                }
+                var t = new TableBuilder(this, name, kind, tb) { Parts = parts ?? new KeyKind[0] };
                 tables.Add(t);
                 return t;
             }
@@ -197,7 +207,7 @@ namespace DryDB
                 int rc;
                 fixed (byte* n = cname) rc = drydb_builder_merge_table(b, n, &tb);
                 Native.Check(rc);
-                var t = new TableBuilder(this, name, bt.KeyKind, tb, bt);
+                var t = new TableBuilder(this, name, bt.KeyKind, tb, bt) { Parts = bt.Parts };
                 tables.Add(t);
                 return t;
             }
@@ -263,6 +273,7 @@ namespace DryDB
 
         public string Name { get; private set; }
         public KeyKind KeyKind { get; private set; }
+        internal IReadOnlyList<KeyKind> Parts = new KeyKind[0];
         public DatabaseBuilder Builder { get { return owner; } }
         /// <summary>Rows appended so far through this object.</summary>
         public long RowsAppended { get { return rows; } }
@@ -288,8 +299,10 @@ namespace DryDB
             }
             finally { owner.Exit(added); }
         }
-        public void Delete(long key) { Kind(KeyKind.Int64); Delete(Keys.Int64(key)); }
-        public void Delete(string key) { Kind(KeyKind.String); Delete(Keys.String(key)); }
+        /// <summary>Any key type (<see cref="DryDB.Key"/>), encoded for this table.</summary>
+        public void Delete(Key key) { Delete(Enc(key)); }
+
+        internal byte[] Enc(Key key) { return key.Encode(KeyKind, Parts, "table '" + Name + "'"); }
 
         /// <summary>The builder of the base's index <paramref name="name"/> (a table
         /// from <see cref="DatabaseBuilder.MergeTable"/>). With
@@ -309,7 +322,7 @@ namespace DryDB
                 IntPtr ib; int rc;
                 fixed (byte* n = cname) rc = DatabaseBuilder.drydb_builder_merge_index(tb, n, &ib);
                 Native.Check(rc);
-                return Register(new IndexBuilder(owner, name, kind, ib, indexKey));
+                return Register(new IndexBuilder(owner, name, kind, ib, indexKey) { Parts = baseTable.Index(name).Parts });
             }
             finally { owner.Exit(added); }
         }
@@ -409,9 +422,9 @@ namespace DryDB
             UIntPtr n, IntPtr* ibs, byte* ikeys, UIntPtr* iklens);
         public void Append(long key, byte[] value) { Kind(KeyKind.Int64); Append(Keys.Int64(key), value); }
         public void Append(ulong key, byte[] value) { Kind(KeyKind.UInt64); Append(Keys.UInt64(key), value); }
-        public void Append(double key, byte[] value) { Kind(KeyKind.Float64); Append(Keys.Float64(key), value); }
-        public void Append(string key, byte[] value) { Kind(KeyKind.String); Append(Keys.String(key), value); }
-        public void Append(Guid key, byte[] value) { Kind(KeyKind.Uuid); Append(Keys.Uuid(key), value); }
+        /// <summary>Any key type (<see cref="DryDB.Key"/>: double, string, Guid, a
+        /// tuple...), encoded for this table.</summary>
+        public void Append(Key key, byte[] value) { Append(Enc(key), value); }
 
         /// <summary>Appends many rows, a batch of up to 1024 rows per crossing.</summary>
         public void AppendMany(IEnumerable<KeyValuePair<byte[], byte[]>> rows)
@@ -522,7 +535,7 @@ namespace DryDB
                 fixed (byte* n = cname)
                     rc = Native.drydb_builder_index(tb, n, unique ? 1 : 0, (int)kind, np == 0 ? null : pp, (UIntPtr)np, &ib);
                 Native.Check(rc);
-                return Register(new IndexBuilder(owner, name, kind, ib, fn));
+                return Register(new IndexBuilder(owner, name, kind, ib, fn) { Parts = parts ?? new KeyKind[0] });
             }
             finally { owner.Exit(added); }
         }
@@ -540,6 +553,7 @@ namespace DryDB
 
         public string Name { get; private set; }
         public KeyKind KeyKind { get; private set; }
+        internal IReadOnlyList<KeyKind> Parts = new KeyKind[0];
 
         internal IndexBuilder(DatabaseBuilder owner, string name, KeyKind kind, IntPtr ib, Func<byte[], byte[], byte[]> fn)
         {
@@ -568,8 +582,8 @@ namespace DryDB
             }
             finally { owner.Exit(added); }
         }
-        public void Add(long indexKey, byte[] primaryKey) { if (KeyKind != KeyKind.Int64) Table.CheckKind(KeyKind, KeyKind.Int64, "index '" + Name + "'"); Add(Keys.Int64(indexKey), primaryKey); }
-        public void Add(string indexKey, byte[] primaryKey) { if (KeyKind != KeyKind.String) Table.CheckKind(KeyKind, KeyKind.String, "index '" + Name + "'"); Add(Keys.String(indexKey), primaryKey); }
+        /// <summary>An index key of any type (<see cref="DryDB.Key"/>), encoded for this index.</summary>
+        public void Add(Key indexKey, byte[] primaryKey) { Add(indexKey.Encode(KeyKind, Parts, "index '" + Name + "'"), primaryKey); }
 
         /// <summary>Adds many entries (index key, primary key), 1024 per crossing.</summary>
         public void AddMany(IEnumerable<KeyValuePair<byte[], byte[]>> entries)

@@ -282,12 +282,22 @@ namespace DryDB
         public bool Last() { return Op(OpLast, null, 0); }
         /// <summary>Positions on the first key &gt;= <paramref name="key"/> within the bounds.</summary>
         public bool Seek(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeek, k, key.Length); }
+        /// <summary>Seek with a key of any type (<see cref="DryDB.Key"/>), encoded for
+        /// the cursor's table or index.</summary>
+        public bool Seek(Key key) { return Seek(Encode(key)); }
+        /// <summary>SeekExact with a key of any type, encoded for the cursor's table or index.</summary>
+        public bool SeekExact(Key key) { return SeekExact(Encode(key)); }
+
+        // Set by the table or index that opens the cursor: its key kind and encoder.
+        internal KeyKind KeyKind = KeyKind.Int64;
+        internal Func<Key, byte[]> Encoder;
+        byte[] Encode(Key key) { return Encoder != null ? Encoder(key) : key.ToBytes(); }
         /// <summary>Positions on <paramref name="key"/> exactly (index cursors: the first entry with that index key).</summary>
         public bool SeekExact(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeekExact, k, key.Length); }
         /// <summary>Seek with an int64 key (encoded as Keys.Int64, without allocating).</summary>
-        public bool Seek(long key) { ulong k = Keys.Int64BE(key); return Op(OpSeek, (byte*)&k, 8); }
+        public bool Seek(long key) { if (KeyKind != KeyKind.Int64) return Seek((Key)key); ulong k = Keys.Int64BE(key); return Op(OpSeek, (byte*)&k, 8); }
         /// <summary>SeekExact with an int64 key (encoded as Keys.Int64, without allocating).</summary>
-        public bool SeekExact(long key) { ulong k = Keys.Int64BE(key); return Op(OpSeekExact, (byte*)&k, 8); }
+        public bool SeekExact(long key) { if (KeyKind != KeyKind.Int64) return SeekExact((Key)key); ulong k = Keys.Int64BE(key); return Op(OpSeekExact, (byte*)&k, 8); }
         /// <summary>Positions on row n of the table (whole-table numbering); false if outside the bounds.</summary>
         public bool SeekRow(long n)
         {

@@ -236,6 +236,7 @@ namespace DryDB
             if (parts >= Native.MaxParts) throw new ArgumentException("a composite key has at most 16 parts");
             buf.AddRange(b); parts++; return this;
         }
+        internal CompositeKey AddFixed(byte[] encoded) { return Fixed(encoded); }
         public CompositeKey Add(long v) { return Fixed(Keys.Int64(v)); }
         public CompositeKey Add(ulong v) { return Fixed(Keys.UInt64(v)); }
         public CompositeKey Add(double v) { return Fixed(Keys.Float64(v)); }

@@ -115,6 +115,10 @@ namespace DryDB
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_table_info(IntPtr tbl, NativeTableInfo* info);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_table_codec(IntPtr tbl, IntPtr* name);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb_builder_table_codec(IntPtr tb, byte* codec);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_get(IntPtr tbl, byte* key, UIntPtr klen, byte** val, UIntPtr* vlen);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_get_many(IntPtr tbl, UIntPtr n, byte* keys, UIntPtr* klens, byte** vals, UIntPtr* vlens, byte* found);
@@ -230,11 +234,37 @@ namespace DryDB
         {
             if (checkedVersion) return;
             int major, minor, patch;
-            drydb_version(&major, &minor, &patch);
+            try { drydb_version(&major, &minor, &patch); }
+            catch (DllNotFoundException e) { throw new DllNotFoundException(MissingLibrary(), e); }
+            catch (BadImageFormatException e) { throw new DllNotFoundException(MissingLibrary(), e); }
             if (major != MajorVersion)
                 throw new DryDBException(Status.Invalid,
                     string.Format("drydb: library version {0}.{1}.{2} is not supported by this binding (major {3})", major, minor, patch, MajorVersion));
             checkedVersion = true;
+        }
+
+        // What was searched for the native library and what to install, for the
+        // bare DllNotFoundException the runtime gives (issue 18).
+        internal static string MissingLibrary()
+        {
+            string file = Environment.OSVersion.Platform == PlatformID.Win32NT ? "drydb.dll"
+                        : Environment.OSVersion.Platform == PlatformID.MacOSX ? "libdrydb.dylib" : "libdrydb.so";
+            string here = System.IO.Path.GetDirectoryName(typeof(Native).Assembly.Location);
+            var searched = new System.Collections.Generic.List<string>();
+            searched.Add(System.IO.Path.Combine(here ?? ".", file) + " (next to DryDB.dll; Mono maps \"drydb\" to it with DryDB.dll.config)");
+            searched.Add(System.IO.Path.Combine(here ?? ".", "runtimes", "<rid>", "native", file) + " (.NET, from the NuGet package)");
+            foreach (var v in new[] { "LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH", "PATH" })
+            {
+                var p = Environment.GetEnvironmentVariable(v);
+                if (!string.IsNullOrEmpty(p) && (v != "PATH" || file == "drydb.dll")) searched.Add(v + "=" + p);
+            }
+            searched.Add("the system library path (ldconfig)");
+            return string.Format(
+                "drydb: the native library {0} (libdrydb {1}.x) was not found or could not be loaded. Searched: {2}. " +
+                "Install it: the DryDB NuGet package carries it for linux-x64, linux-arm64 and win-x64; from source, " +
+                "`make lib` builds build/{0}: copy it next to DryDB.dll, or `make install` it, or set LD_LIBRARY_PATH. " +
+                "It needs glibc 2.34 or later on Linux.",
+                file, MajorVersion, string.Join("; ", searched));
         }
 
         // NUL-terminated UTF-8 for const char* arguments.

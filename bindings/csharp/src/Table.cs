@@ -3,6 +3,7 @@
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace DryDB
@@ -15,10 +16,11 @@ namespace DryDB
         readonly Database db;
         readonly IntPtr th;
         readonly KeyKind kind; // KeyKind, as a field for the hot paths
-        readonly Dictionary<string, Index> indexes = new Dictionary<string, Index>();
+        readonly Dictionary<string, SecondaryIndex> indexes = new Dictionary<string, SecondaryIndex>();
 
         public string Name { get; private set; }
-        /// <summary>The encoding of the table's keys; typed overloads require the matching kind.</summary>
+        /// <summary>The encoding of the table's keys; a <see cref="DryDB.Key"/> is encoded
+        /// against it (a key of another type is an ArgumentException).</summary>
         public KeyKind KeyKind { get; private set; }
         public IReadOnlyList<KeyKind> Parts { get; private set; }
         public Database Database { get { return db; } }
@@ -83,6 +85,26 @@ namespace DryDB
 
         public override string ToString() { return "Table(" + Name + ", " + KeyKind + ")"; }
 
+        /// <summary>The name of the values' encoding recorded in the file ("json",
+        /// "msgpack", "raw", a user's name), "" when none. The C# binding returns
+        /// values as bytes whatever it is (no JSON or MessagePack library is
+        /// assumed): pass the matching deserializer to <see cref="WithSerializer{T}"/>.</summary>
+        public string Codec
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    db.AddRef(ref added);
+                    IntPtr p;
+                    Native.Check(Native.drydb_table_codec(th, &p));
+                    return Native.FromCString(p);
+                }
+                finally { if (added) db.Release(); }
+            }
+        }
+
         // ------------------------------------------------------------ key checks
 
         internal static void CheckKind(KeyKind have, KeyKind want, string what)
@@ -96,6 +118,17 @@ namespace DryDB
         {
             if (key == null) throw new ArgumentNullException(name);
         }
+
+        string What { get { return "table '" + Name + "'"; } }
+
+        /// <summary>A key encoded for this table.</summary>
+        internal byte[] Enc(Key key) { return key.Encode(KeyKind, Parts, What); }
+
+        /// <summary>The key as this table's kind reads: 42, "text", ("a", 1)...</summary>
+        internal string Describe(byte[] key) { return Key.Describe(key, KeyKind, Parts); }
+
+        // Both bounds encoded (Bounds.Resolve).
+        void Resolve(Bound lo, Bound hi, out Bound l, out Bound h) { Bounds.Resolve(lo, hi, KeyKind, Parts, What, out l, out h); }
 
         // ------------------------------------------------------------ point reads
 
@@ -183,32 +216,38 @@ namespace DryDB
         }
         public bool TryGet(long key, out byte[] value)
         {
-            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
+            if (kind != KeyKind.Int64) return TryGet((Key)key, out value); // uint64, float64 tables: as Key encodes it
             ulong k = Keys.Int64BE(key);
             return GetCore((byte*)&k, 8, out value);
         }
         public bool TryGet(ulong key, out byte[] value)
         {
-            if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
+            if (kind != KeyKind.UInt64) return TryGet((Key)key, out value);
             ulong k = Keys.UInt64BE(key);
             return GetCore((byte*)&k, 8, out value);
         }
-        public bool TryGet(double key, out byte[] value)
+        /// <summary>Any key type (<see cref="DryDB.Key"/>): double, string, Guid,
+        /// a tuple, ... encoded for this table.</summary>
+        public bool TryGet(Key key, out byte[] value)
         {
-            Kind(KeyKind.Float64);
-            byte* k = stackalloc byte[8]; Keys.PutFloat64(key, k);
-            return TryGet(k, 8, out value);
+            var k = Enc(key);
+            fixed (byte* p = k) return TryGet(p, k.Length, out value);
         }
-        public bool TryGet(string key, out byte[] value)
+
+        /// <summary>As <see cref="TryGet(DryDB.Key, out byte[])"/>, under the name
+        /// IDictionary uses.</summary>
+        public bool TryGetValue(Key key, out byte[] value) { return TryGet(key, out value); }
+
+        /// <summary>The value of the key; KeyNotFoundException (naming the key) if absent.</summary>
+        public byte[] this[Key key]
         {
-            Kind(KeyKind.String);
-            return TryGet(Keys.String(key), out value);
-        }
-        /// <summary>UUID tables: the Guid is converted to RFC 4122 byte order.</summary>
-        public bool TryGet(Guid key, out byte[] value)
-        {
-            Kind(KeyKind.Uuid);
-            return TryGet(Keys.Uuid(key), out value);
+            get
+            {
+                var k = Enc(key);
+                byte[] v;
+                if (!TryGet(k, out v)) throw new KeyNotFoundException("drydb: key " + Describe(k) + " is not in " + What);
+                return v;
+            }
         }
 
 #if NETCOREAPP || NETSTANDARD2_1
@@ -246,11 +285,9 @@ namespace DryDB
         public byte[] Get(byte[] key) { byte[] v; return TryGet(key, out v) ? v : null; }
         public byte[] Get(long key) { byte[] v; return TryGet(key, out v) ? v : null; }
         public byte[] Get(ulong key) { byte[] v; return TryGet(key, out v) ? v : null; }
-        public byte[] Get(double key) { byte[] v; return TryGet(key, out v) ? v : null; }
-        public byte[] Get(string key) { byte[] v; return TryGet(key, out v) ? v : null; }
-        public byte[] Get(Guid key) { byte[] v; return TryGet(key, out v) ? v : null; }
+        public byte[] Get(Key key) { byte[] v; return TryGet(key, out v) ? v : null; }
 
-        public bool ContainsKey(byte[] key) { byte[] v; return TryGet(key, out v); }
+        public bool ContainsKey(Key key) { byte[] v; return TryGet(key, out v); }
 
         // ------------------------------------------------------------ batches
 
@@ -514,13 +551,24 @@ namespace DryDB
             ManyFixed(null, a, 0, r, 0, a.Length);
             return r;
         }
-        public byte[][] GetMany(IList<string> keys)
+        public byte[][] GetMany(IList<string> keys) { return GetMany(Encoded(keys)); }
+        public byte[][] GetMany(IList<double> keys) { return GetMany(Encoded(keys)); }
+        public byte[][] GetMany(IList<Guid> keys) { return GetMany(Encoded(keys)); }
+        /// <summary>Keys of any type (tuples too), each encoded for this table.</summary>
+        public byte[][] GetMany(IList<Key> keys) { return GetMany(Encoded(keys)); }
+
+        byte[][] Encoded<T>(IList<T> keys)
         {
             if (keys == null) throw new ArgumentNullException("keys");
-            Kind(KeyKind.String);
             var enc = new byte[keys.Count][];
-            for (int i = 0; i < enc.Length; i++) enc[i] = Keys.String(keys[i]);
-            return GetMany(enc);
+            for (int i = 0; i < enc.Length; i++)
+            {
+                object o = keys[i];
+                Key k = o is Key ? (Key)o : o is string ? (Key)(string)o : o is double ? (Key)(double)o : (Key)(Guid)o;
+                if (k.IsNull) throw new ArgumentException("keys[" + i + "] is null", "keys");
+                enc[i] = Enc(k);
+            }
+            return enc;
         }
 
         // ------------------------------------------------------------ count, rank, n-th row
@@ -528,10 +576,18 @@ namespace DryDB
         /// <summary>Rows in the table.</summary>
         public long Count() { return Count(Bound.Unbounded, Bound.Unbounded); }
 
-        /// <summary>Rows with keys within the bounds.</summary>
+        /// <summary>Rows with keys within the bounds (the explicit form: each end
+        /// inclusive, exclusive or unbounded).</summary>
         public long Count(Bound lo, Bound hi)
         {
-            lo.Validate("lo"); hi.Validate("hi");
+            Bound l, h;
+            Resolve(lo, hi, out l, out h);
+            return CountCore(l, h);
+        }
+
+        // Count of encoded bounds.
+        long CountCore(Bound lo, Bound hi)
+        {
             bool added = false;
             try
             {
@@ -546,37 +602,34 @@ namespace DryDB
             finally { if (added) db.Release(); }
         }
 
-        /// <summary>Rows with lo &lt;= key &lt;= hi; a null bound is unbounded
-        /// (an empty key is the smallest key, not unbounded).</summary>
-        public long Count(byte[] lo, byte[] hi) { return Count(Incl(lo), Incl(hi)); }
-        public long Count(long lo, long hi) { Kind(KeyKind.Int64); return Count(Keys.Int64(lo), Keys.Int64(hi)); }
-        public long Count(ulong lo, ulong hi) { Kind(KeyKind.UInt64); return Count(Keys.UInt64(lo), Keys.UInt64(hi)); }
-        public long Count(double lo, double hi) { Kind(KeyKind.Float64); return Count(Keys.Float64(lo), Keys.Float64(hi)); }
-        public long Count(string lo, string hi) { Kind(KeyKind.String); return Count(lo == null ? null : Keys.String(lo), hi == null ? null : Keys.String(hi)); }
+        /// <summary>Rows with lo &lt;= key &lt; hi, half-open as in every drydb
+        /// language; a null string or byte[] is an open end (an empty byte[] is the
+        /// smallest key, not an open end). Other ends: <see cref="Count(Bound, Bound)"/>.</summary>
+        public long Count(Key lo, Key hi) { return Count(Bounds.Lower(lo), Bounds.Upper(hi)); }
+        /// <summary>Encoded keys, [lo, hi); null (the literal too) is an open end.</summary>
+        public long Count(byte[] lo, byte[] hi) { return Count(Bounds.Lower(lo), Bounds.Upper(hi)); }
 
-        internal static Bound Incl(byte[] k) { return k == null ? Bound.Unbounded : Bound.Inclusive(k); }
         internal static UIntPtr Len(byte[] k) { return (UIntPtr)(k == null ? 0 : k.Length); }
 
         /// <summary>Number of keys smaller than <paramref name="key"/> (which need not exist).</summary>
-        public long Rank(byte[] key)
+        /// <summary>An encoded key (exact match for byte[], which the .NET build
+        /// could also pass as a ReadOnlySpan).</summary>
+        public long Rank(byte[] key) { return Rank((Key)key); }
+        public long Rank(Key key)
         {
-            CheckKey(key, "key");
+            var k0 = Enc(key);
             bool added = false;
             try
             {
                 db.AddRef(ref added);
                 ulong n;
                 int rc;
-                fixed (byte* k = key) rc = Native.drydb_rank(th, k, (UIntPtr)key.Length, &n);
+                fixed (byte* k = k0) rc = Native.drydb_rank(th, k, (UIntPtr)k0.Length, &n);
                 Native.Check(rc);
                 return (long)n;
             }
             finally { if (added) db.Release(); }
         }
-        public long Rank(long key) { Kind(KeyKind.Int64); return Rank(Keys.Int64(key)); }
-        public long Rank(ulong key) { Kind(KeyKind.UInt64); return Rank(Keys.UInt64(key)); }
-        public long Rank(double key) { Kind(KeyKind.Float64); return Rank(Keys.Float64(key)); }
-        public long Rank(string key) { Kind(KeyKind.String); return Rank(Keys.String(key)); }
 
         /// <summary>The n-th row (0-based, key order); false if n &gt;= rows.</summary>
         public bool TryGetAt(long n, out byte[] key, out byte[] value)
@@ -621,34 +674,30 @@ namespace DryDB
         /// ObjectDisposedException.</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> Range(Bound lo, Bound hi, bool reverse = false)
         {
-            lo.Validate("lo"); hi.Validate("hi");
+            Bound l, h;
+            Resolve(lo, hi, out l, out h);
             db.ThrowIfDisposed();
-            return Iterate(lo, hi, reverse);
+            return Iterate(l, h, reverse);
         }
-        /// <summary>lo &lt;= key &lt;= hi; null = unbounded.</summary>
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Incl(lo), Incl(hi), reverse); }
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(long lo, long hi, bool reverse = false) { Kind(KeyKind.Int64); return Range(Keys.Int64(lo), Keys.Int64(hi), reverse); }
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(ulong lo, ulong hi, bool reverse = false) { Kind(KeyKind.UInt64); return Range(Keys.UInt64(lo), Keys.UInt64(hi), reverse); }
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(double lo, double hi, bool reverse = false) { Kind(KeyKind.Float64); return Range(Keys.Float64(lo), Keys.Float64(hi), reverse); }
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(string lo, string hi, bool reverse = false) { Kind(KeyKind.String); return Range(lo == null ? null : Keys.String(lo), hi == null ? null : Keys.String(hi), reverse); }
+        /// <summary>lo &lt;= key &lt; hi, half-open as in every drydb language; a
+        /// null string or byte[] is an open end. Other ends: <c>Range(Bound, Bound, bool)</c>.</summary>
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(Key lo, Key hi, bool reverse = false) { return Range(Bounds.Lower(lo), Bounds.Upper(hi), reverse); }
+        /// <summary>Encoded keys, [lo, hi); null (the literal too) is an open end.</summary>
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Bounds.Lower(lo), Bounds.Upper(hi), reverse); }
 
         /// <summary>Every row, in key order (or reversed).</summary>
         public IEnumerable<KeyValuePair<byte[], byte[]>> All(bool reverse = false) { return Range(Bound.Unbounded, Bound.Unbounded, reverse); }
 
         /// <summary>Rows whose keys start with <paramref name="prefix"/> (empty: all rows).
         /// Read in batches like Range.</summary>
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(byte[] prefix, bool reverse = false)
+        public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(Key prefix, bool reverse = false)
         {
-            CheckKey(prefix, "prefix");
+            if (prefix.IsNull) throw new ArgumentNullException("prefix");
+            var p = Enc(prefix);
             db.ThrowIfDisposed();
             Bound lo, hi;
-            PrefixBounds(prefix, out lo, out hi);
+            PrefixBounds(p, out lo, out hi);
             return Iterate(lo, hi, reverse);
-        }
-        public IEnumerable<KeyValuePair<byte[], byte[]>> Prefix(string prefix, bool reverse = false)
-        {
-            if (KeyKind != KeyKind.String && KeyKind != KeyKind.Bytes) Kind(KeyKind.String);
-            return Prefix(Keys.String(prefix), reverse);
         }
 
         /// <summary>The range of the keys that start with <paramref name="prefix"/>:
@@ -659,16 +708,8 @@ namespace DryDB
         internal static void PrefixBounds(byte[] prefix, out Bound lo, out Bound hi)
         {
             lo = prefix.Length == 0 ? Bound.Unbounded : Bound.Inclusive((byte[])prefix.Clone());
-            hi = Bound.Unbounded;
-            for (int i = prefix.Length - 1; i >= 0; i--)
-            {
-                if (prefix[i] == 0xFF) continue;
-                var up = new byte[i + 1];
-                Buffer.BlockCopy(prefix, 0, up, 0, i + 1);
-                up[i]++;
-                hi = Bound.Exclusive(up);
-                return;
-            }
+            var up = Bounds.Successor(prefix);
+            hi = up == null ? Bound.Unbounded : Bound.Exclusive(up);
         }
 
         internal const int BatchSize = 64;
@@ -772,35 +813,34 @@ namespace DryDB
         /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
         public int ReadRange(Bound lo, Bound hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
         {
-            lo.Validate("lo"); hi.Validate("hi");
+            Resolve(lo, hi, out lo, out hi);
             CheckBatch(max, keys, keyLengths, values, valueLengths);
             fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
                 return RangeCore(l, lo.Key == null ? 0 : lo.Key.Length, (int)lo.Kind, h, hi.Key == null ? 0 : hi.Key.Length, (int)hi.Kind,
                                  reverse, max, keys, keyLengths, values, valueLengths);
         }
 
-        /// <summary>Zero-copy range batch of an int64 table, lo &lt;= key &lt;= hi,
-        /// without allocating; see
+        /// <summary>Zero-copy range batch of an int64 table, lo &lt;= key &lt; hi
+        /// (half-open, as every two-key range), without allocating; see
         /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.
         /// To read on after a full ascending batch, call again with lo =
-        /// Keys.ReadInt64(keys[n - 1]) + 1 (descending: hi = that key - 1), unless the
-        /// key was the last one of the range.</summary>
+        /// Keys.ReadInt64(keys[n - 1]) + 1 (descending: hi = that key).</summary>
         public int ReadRange(long lo, long hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
         {
             if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
             CheckBatch(max, keys, keyLengths, values, valueLengths);
             ulong l = Keys.Int64BE(lo), h = Keys.Int64BE(hi);
-            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.INCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
+            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.EXCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
         }
 
-        /// <summary>Zero-copy range batch of a uint64 table, lo &lt;= key &lt;= hi,
+        /// <summary>Zero-copy range batch of a uint64 table, lo &lt;= key &lt; hi,
         /// without allocating; see <see cref="ReadRange(long, long, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
         public int ReadRange(ulong lo, ulong hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
         {
             if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
             CheckBatch(max, keys, keyLengths, values, valueLengths);
             ulong l = Keys.UInt64BE(lo), h = Keys.UInt64BE(hi);
-            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.INCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
+            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.EXCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
         }
 
         /// <summary>Zero-copy range batch into managed arrays (no unsafe code needed
@@ -918,27 +958,31 @@ namespace DryDB
         /// unpositioned: Next() goes to the first row, Prev() to the last.</summary>
         public Cursor OpenCursor(Bound lo, Bound hi)
         {
-            lo.Validate("lo"); hi.Validate("hi");
-            return Cursor.Create(db, false, () => OpenRaw(lo, hi, null));
+            Bound l, h;
+            Resolve(lo, hi, out l, out h);
+            return Typed(Cursor.Create(db, false, () => OpenRaw(l, h, null)));
         }
 
         /// <summary>A cursor over the keys starting with <paramref name="prefix"/>.</summary>
-        public Cursor OpenPrefixCursor(byte[] prefix)
+        public Cursor OpenPrefixCursor(Key prefix)
         {
-            CheckKey(prefix, "prefix");
-            return Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, prefix));
+            if (prefix.IsNull) throw new ArgumentNullException("prefix");
+            var p = Enc(prefix);
+            return Typed(Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
+
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
 
         // ------------------------------------------------------------ indexes
 
         /// <summary>The secondary index called <paramref name="name"/>;
         /// DryDBException (Status.NoIndex) if absent. The same object every time.</summary>
-        public Index Index(string name)
+        public SecondaryIndex Index(string name)
         {
             if (name == null) throw new ArgumentNullException("name");
             lock (indexes)
             {
-                Index ix;
+                SecondaryIndex ix;
                 if (indexes.TryGetValue(name, out ix)) { db.ThrowIfDisposed(); return ix; }
             }
             var cname = Native.CString(name, "name");
@@ -950,10 +994,10 @@ namespace DryDB
                 fixed (byte* p = cname) Native.Check(Native.drydb_index_open(th, p, &ih));
                 NativeIndexInfo ni;
                 Native.Check(Native.drydb_index_info(ih, &ni));
-                var ix = new Index(this, name, ih, ni);
+                var ix = new SecondaryIndex(this, name, ih, ni);
                 lock (indexes)
                 {
-                    Index old;
+                    SecondaryIndex old;
                     if (indexes.TryGetValue(name, out old)) return old;
                     indexes[name] = ix;
                 }
@@ -966,26 +1010,30 @@ namespace DryDB
         // drydb reads memory-mapped pages: calls are short and complete synchronously.
         // Failures are reported through the task, as an async method would.
 
-        /// <summary>The value, or null if the key is absent.</summary>
-        public Task<byte[]> GetAsync(byte[] key) { return Async.Run(() => Get(key)); }
-        public Task<byte[]> GetAsync(long key) { return Async.Run(() => Get(key)); }
-        public Task<byte[]> GetAsync(string key) { return Async.Run(() => Get(key)); }
-        public Task<byte[][]> GetManyAsync(IList<byte[]> keys) { return Async.Run(() => GetMany(keys)); }
-        public Task<long> CountAsync() { return Async.Run(() => Count()); }
-        public Task<long> CountAsync(Bound lo, Bound hi) { return Async.Run(() => Count(lo, hi)); }
-        public Task<long> CountAsync(long lo, long hi) { return Async.Run(() => Count(lo, hi)); }
-        /// <summary>The rows of the range, materialised in a list.</summary>
-        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Bound lo, Bound hi, bool reverse = false)
+        /// <summary>The value, or null if the key is absent. A token already
+        /// cancelled gives a cancelled task (the call itself is too short to
+        /// interrupt).</summary>
+        public Task<byte[]> GetAsync(Key key, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Get(key), cancellationToken); }
+        public Task<byte[][]> GetManyAsync(IList<Key> keys, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => GetMany(keys), cancellationToken); }
+        public Task<byte[][]> GetManyAsync(IList<byte[]> keys, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => GetMany(keys), cancellationToken); }
+        public Task<long> CountAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(), cancellationToken); }
+        public Task<long> CountAsync(Bound lo, Bound hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
+        /// <summary>[lo, hi), as <c>Count(Key, Key)</c>.</summary>
+        public Task<long> CountAsync(Key lo, Key hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
+        /// <summary>The rows of the range, materialised in a list; the token is
+        /// checked between rows, so a long range stops when it is cancelled.</summary>
+        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Bound lo, Bound hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Async.Run(() => new List<KeyValuePair<byte[], byte[]>>(Range(lo, hi, reverse)));
+            return Async.List(() => Range(lo, hi, reverse), cancellationToken);
         }
-        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(long lo, long hi, bool reverse = false)
+        /// <summary>[lo, hi), as <c>Range(Key, Key, bool)</c>.</summary>
+        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Key lo, Key hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Async.Run(() => new List<KeyValuePair<byte[], byte[]>>(Range(lo, hi, reverse)));
+            return Async.List(() => Range(lo, hi, reverse), cancellationToken);
         }
-        public Task<List<KeyValuePair<byte[], byte[]>>> PrefixAsync(byte[] prefix, bool reverse = false)
+        public Task<List<KeyValuePair<byte[], byte[]>>> PrefixAsync(Key prefix, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Async.Run(() => new List<KeyValuePair<byte[], byte[]>>(Prefix(prefix, reverse)));
+            return Async.List(() => Prefix(prefix, reverse), cancellationToken);
         }
 
         // ------------------------------------------------------------ typed values
@@ -1000,15 +1048,35 @@ namespace DryDB
 
     internal static class Async
     {
-        internal static Task<T> Run<T>(Func<T> f)
+        // drydb calls are short and complete synchronously: the twins run them
+        // at once and report through the task, as an async method would; a
+        // cancelled token gives a cancelled task.
+        internal static Task<T> Run<T>(Func<T> f, CancellationToken ct = default(CancellationToken))
         {
-            try { return Task.FromResult(f()); }
-            catch (Exception e)
+            var tcs = new TaskCompletionSource<T>();
+            try
             {
-                var tcs = new TaskCompletionSource<T>();
-                tcs.SetException(e);
-                return tcs.Task;
+                ct.ThrowIfCancellationRequested();
+                tcs.SetResult(f());
             }
+            catch (OperationCanceledException) when (ct.IsCancellationRequested) { tcs.SetCanceled(); }
+            catch (Exception e) { tcs.SetException(e); }
+            return tcs.Task;
+        }
+
+        // A walk materialised, the token checked before every row.
+        internal static Task<List<T>> List<T>(Func<IEnumerable<T>> walk, CancellationToken ct)
+        {
+            return Run(() =>
+            {
+                var r = new List<T>();
+                foreach (var x in walk())
+                {
+                    ct.ThrowIfCancellationRequested();
+                    r.Add(x);
+                }
+                return r;
+            }, ct);
         }
     }
 }

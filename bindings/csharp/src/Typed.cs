@@ -3,6 +3,7 @@
 // calls the delegates to turn them into objects.
 using System;
 using System.Collections.Generic;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace DryDB
@@ -22,20 +23,17 @@ namespace DryDB
 
         T D(byte[] b) { return deserialize(b); }
 
-        public bool TryGet(byte[] key, out T value) { byte[] b; if (Table.TryGet(key, out b)) { value = D(b); return true; } value = default(T); return false; }
-        public bool TryGet(long key, out T value) { byte[] b; if (Table.TryGet(key, out b)) { value = D(b); return true; } value = default(T); return false; }
-        public bool TryGet(ulong key, out T value) { byte[] b; if (Table.TryGet(key, out b)) { value = D(b); return true; } value = default(T); return false; }
-        public bool TryGet(string key, out T value) { byte[] b; if (Table.TryGet(key, out b)) { value = D(b); return true; } value = default(T); return false; }
-        public bool TryGet(Guid key, out T value) { byte[] b; if (Table.TryGet(key, out b)) { value = D(b); return true; } value = default(T); return false; }
+        /// <summary>Any key type (<see cref="DryDB.Key"/>), encoded for the table.</summary>
+        public bool TryGet(Key key, out T value) { byte[] b; if (Table.TryGet(key, out b)) { value = D(b); return true; } value = default(T); return false; }
+        public bool TryGetValue(Key key, out T value) { return TryGet(key, out value); }
 
-        /// <summary>The deserialized value; KeyNotFoundException if absent.</summary>
-        public T this[byte[] key] { get { T v; if (!TryGet(key, out v)) throw new KeyNotFoundException(); return v; } }
-        public T this[long key] { get { T v; if (!TryGet(key, out v)) throw new KeyNotFoundException(); return v; } }
-        public T this[string key] { get { T v; if (!TryGet(key, out v)) throw new KeyNotFoundException(); return v; } }
+        /// <summary>The deserialized value; KeyNotFoundException (naming the key) if absent.</summary>
+        public T this[Key key] { get { return D(Table[key]); } }
 
         /// <summary>Values of many keys; default(T) and found[i] = false where absent.</summary>
         public T[] GetMany(IList<byte[]> keys, out bool[] found) { return Map(Table.GetMany(keys), out found); }
         public T[] GetMany(IList<long> keys, out bool[] found) { return Map(Table.GetMany(keys), out found); }
+        public T[] GetMany(IList<Key> keys, out bool[] found) { return Map(Table.GetMany(keys), out found); }
 
         T[] Map(byte[][] raw, out bool[] found)
         {
@@ -46,9 +44,9 @@ namespace DryDB
         }
 
         public IEnumerable<KeyValuePair<byte[], T>> Range(Bound lo, Bound hi, bool reverse = false) { return Map(Table.Range(lo, hi, reverse)); }
-        public IEnumerable<KeyValuePair<byte[], T>> Range(long lo, long hi, bool reverse = false) { return Map(Table.Range(lo, hi, reverse)); }
-        public IEnumerable<KeyValuePair<byte[], T>> Range(string lo, string hi, bool reverse = false) { return Map(Table.Range(lo, hi, reverse)); }
-        public IEnumerable<KeyValuePair<byte[], T>> Prefix(byte[] prefix, bool reverse = false) { return Map(Table.Prefix(prefix, reverse)); }
+        /// <summary>[lo, hi), as <c>Table.Range(Key, Key, bool)</c>.</summary>
+        public IEnumerable<KeyValuePair<byte[], T>> Range(Key lo, Key hi, bool reverse = false) { return Map(Table.Range(lo, hi, reverse)); }
+        public IEnumerable<KeyValuePair<byte[], T>> Prefix(Key prefix, bool reverse = false) { return Map(Table.Prefix(prefix, reverse)); }
         public IEnumerable<KeyValuePair<byte[], T>> All(bool reverse = false) { return Map(Table.All(reverse)); }
 
         IEnumerable<KeyValuePair<byte[], T>> Map(IEnumerable<KeyValuePair<byte[], byte[]>> src)
@@ -58,15 +56,15 @@ namespace DryDB
 
         public long Count() { return Table.Count(); }
         public long Count(Bound lo, Bound hi) { return Table.Count(lo, hi); }
+        public long Count(Key lo, Key hi) { return Table.Count(lo, hi); }
 
         /// <summary>The value, or default(T) if absent.</summary>
-        public Task<T> GetAsync(byte[] key) { return Async.Run(() => { T v; TryGet(key, out v); return v; }); }
-        public Task<T> GetAsync(long key) { return Async.Run(() => { T v; TryGet(key, out v); return v; }); }
-        public Task<List<KeyValuePair<byte[], T>>> RangeAsync(Bound lo, Bound hi, bool reverse = false)
+        public Task<T> GetAsync(Key key, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => { T v; TryGet(key, out v); return v; }, cancellationToken); }
+        public Task<List<KeyValuePair<byte[], T>>> RangeAsync(Bound lo, Bound hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
         {
-            return Async.Run(() => new List<KeyValuePair<byte[], T>>(Range(lo, hi, reverse)));
+            return Async.List(() => Range(lo, hi, reverse), cancellationToken);
         }
-        public Task<long> CountAsync(Bound lo, Bound hi) { return Async.Run(() => Count(lo, hi)); }
+        public Task<long> CountAsync(Bound lo, Bound hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
     }
 
     /// <summary>A table being built whose values are serialized with a delegate.
@@ -89,11 +87,8 @@ namespace DryDB
             return b;
         }
 
-        public void Append(byte[] key, T value) { Table.Append(key, S(value)); }
-        public void Append(long key, T value) { Table.Append(key, S(value)); }
-        public void Append(ulong key, T value) { Table.Append(key, S(value)); }
-        public void Append(string key, T value) { Table.Append(key, S(value)); }
-        public void Append(Guid key, T value) { Table.Append(key, S(value)); }
+        /// <summary>Any key type (<see cref="DryDB.Key"/>), encoded for the table.</summary>
+        public void Append(Key key, T value) { Table.Append(key, S(value)); }
         public void AppendMany(IEnumerable<KeyValuePair<byte[], T>> rows)
         {
             if (rows == null) throw new ArgumentNullException("rows");

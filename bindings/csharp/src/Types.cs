@@ -16,42 +16,45 @@ namespace DryDB
     /// <summary>Kind of a range bound.</summary>
     public enum BoundKind { Unbounded = 0, Inclusive = 1, Exclusive = 2 }
 
-    /// <summary>One end of a range: unbounded, or an encoded key, inclusive or
-    /// exclusive. An empty key is a real key (the smallest), never "unbounded".</summary>
+    /// <summary>One end of a range: unbounded, or a key, inclusive or exclusive.
+    /// The key is any <see cref="DryDB.Key"/> (long, string, Guid, byte[], a
+    /// tuple...), encoded against the table or index it is used with; a tuple with
+    /// fewer parts than the key means every key with that prefix at this end. An
+    /// empty byte[] key is a real key (the smallest), never "unbounded".</summary>
     public struct Bound
     {
         public readonly BoundKind Kind;
-        public readonly byte[] Key;
+        internal readonly DryDB.Key Typed;
 
-        Bound(BoundKind kind, byte[] key) { Kind = kind; Key = key; }
+        Bound(BoundKind kind, DryDB.Key key) { Kind = kind; Typed = key; }
 
-        public static readonly Bound Unbounded = new Bound(BoundKind.Unbounded, null);
-        public static Bound Inclusive(byte[] key)
+        /// <summary>The key's bytes in the form its C# type suggests
+        /// (<see cref="DryDB.Key.ToBytes"/>); null when unbounded.</summary>
+        public byte[] Key { get { return Typed.ToBytes(); } }
+
+        public static readonly Bound Unbounded = new Bound(BoundKind.Unbounded, default(DryDB.Key));
+        public static Bound Inclusive(DryDB.Key key)
         {
-            if (key == null) throw new ArgumentNullException("key");
+            if (key.IsNull) throw new ArgumentNullException("key", "a bound needs a key (Bound.Unbounded for none)");
             return new Bound(BoundKind.Inclusive, key);
         }
-        public static Bound Exclusive(byte[] key)
+        public static Bound Exclusive(DryDB.Key key)
         {
-            if (key == null) throw new ArgumentNullException("key");
+            if (key.IsNull) throw new ArgumentNullException("key", "a bound needs a key (Bound.Unbounded for none)");
             return new Bound(BoundKind.Exclusive, key);
         }
-        public static Bound Inclusive(long key) { return Inclusive(Keys.Int64(key)); }
-        public static Bound Exclusive(long key) { return Exclusive(Keys.Int64(key)); }
-        public static Bound Inclusive(string key) { return Inclusive(Keys.String(key)); }
-        public static Bound Exclusive(string key) { return Exclusive(Keys.String(key)); }
 
         internal void Validate(string name)
         {
             if (Kind != BoundKind.Unbounded && Kind != BoundKind.Inclusive && Kind != BoundKind.Exclusive)
                 throw new ArgumentException("bad bound kind", name);
-            if (Kind != BoundKind.Unbounded && Key == null)
+            if (Kind != BoundKind.Unbounded && Typed.IsNull)
                 throw new ArgumentException("bound without a key (use Bound.Unbounded)", name);
         }
 
         public override string ToString()
         {
-            return Kind == BoundKind.Unbounded ? "Unbounded" : Kind + "(" + Keys.ToHex(Key) + ")";
+            return Kind == BoundKind.Unbounded ? "Unbounded" : Kind + "(" + Typed + ")";
         }
     }
 

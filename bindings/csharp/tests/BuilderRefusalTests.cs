@@ -15,7 +15,7 @@ namespace DryDB.Tests
     {
         static KeyValuePair<byte[], byte[]> Row(string k) { return new KeyValuePair<byte[], byte[]>(Keys.String(k), Fx.B("v")); }
 
-        static List<string> IndexKeys(Index ix)
+        static List<string> IndexKeys(SecondaryIndex ix)
         {
             var got = new List<string>();
             using (var c = ix.OpenCursor())

@@ -49,7 +49,7 @@ namespace DryDB.Tests
                 if (ks[i] % 2 == 0 ? Fx.S(many[i]) != ItemValue(ks[i]) : many[i] != null) throw new Exception("GetMany " + ks[i]);
             calls++;
             long lo = rnd.Next(0, 2 * N), hi = lo + rnd.Next(0, 400);
-            long want = Enumerable.Range(0, N).Select(ItemKey).LongCount(x => x >= lo && x <= hi);
+            long want = Enumerable.Range(0, N).Select(ItemKey).LongCount(x => x >= lo && x < hi);
             if (items.Count(lo, hi) != want) throw new Exception("Count " + lo + ".." + hi);
             calls++;
             long n = 0, prev = -1;
@@ -61,7 +61,7 @@ namespace DryDB.Tests
             }
             if (n != want) throw new Exception("Range rows " + n + " want " + want);
             calls++;
-            using (var c = items.OpenCursor(Bound.Inclusive(lo), Bound.Inclusive(hi)))
+            using (var c = items.OpenCursor(Bound.Inclusive(lo), Bound.Exclusive(hi)))
             {
                 long m = 0;
                 while (c.Next()) { if (c.KeyInt64 < lo || Fx.S(c.Value) != ItemValue(c.KeyInt64)) throw new Exception("cursor"); m++; }

@@ -199,7 +199,7 @@ namespace DryDB.Tests
                 }
                 foreach (var xe in te.Indexes)
                 {
-                    Index ix = null;
+                    SecondaryIndex ix = null;
                     string iw = w + "." + xe.Name;
                     if (!Call(() => ix = t.Index(xe.Name))) continue;
                     foreach (var g in xe.Entries.GroupBy(x => Keys.ToHex(x.Key)))

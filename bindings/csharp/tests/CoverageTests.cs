@@ -71,7 +71,8 @@ namespace DryDB.Tests
                 Assert.Equal("n1", typed[Keys.Int64(1)].Name, "indexer bytes");
                 Item it;
                 Assert.True(typed.TryGet(Keys.Int64(1), out it), "TryGet bytes");
-                Assert.Throws<ArgumentException>(() => typed.TryGet(1UL, out it), "ulong on int64");
+                Assert.True(typed.TryGet(1UL, out it), "a ulong that fits an int64 key");
+                Assert.Throws<ArgumentException>(() => typed.TryGet(ulong.MaxValue, out it), "ulong past int64");
                 Assert.Throws<ArgumentException>(() => typed.TryGet("x", out it), "string on int64");
                 Assert.Throws<ArgumentException>(() => typed.TryGet(Guid.Empty, out it), "guid on int64");
                 Assert.Throws<ArgumentException>(() => { var x = typed["x"]; }, "string indexer on int64");
@@ -93,11 +94,11 @@ namespace DryDB.Tests
                 Assert.True(ReferenceEquals(typedTb.Table, tb), "TypedTableBuilder.Table");
                 typedTb.Append(Keys.Int64(5), new Item { Name = "five", Price = 5 });
                 ib.Add("five", Keys.Int64(5));
-                Assert.Throws<ArgumentException>(() => typedTb.Append(5UL, new Item()), "ulong on int64");
+                Assert.Throws<ArgumentException>(() => typedTb.Append(ulong.MaxValue, new Item()), "ulong past int64");
                 Assert.Throws<ArgumentException>(() => typedTb.Append("x", new Item()), "string on int64");
                 Assert.Throws<ArgumentException>(() => tb.Append(1.5, new byte[0]), "double on int64");
                 Assert.Throws<ArgumentException>(() => tb.Append(Guid.Empty, new byte[0]), "guid on int64");
-                Assert.Throws<ArgumentException>(() => tb.Append(1UL, new byte[0]), "ulong on int64");
+                Assert.Throws<ArgumentException>(() => tb.Append(1UL << 63, new byte[0]), "ulong past int64");
                 Assert.Throws<ArgumentException>(() => tb.WithSerializer<Item>(x => null).Append(Keys.Int64(6), new Item()), "serializer failure surfaces");
                 var img = b.BuildToMemory();
                 using (var d = Database.OpenMemory(img, new DatabaseOptions { CacheBytes = 0 }))

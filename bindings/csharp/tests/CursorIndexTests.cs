@@ -125,7 +125,7 @@ namespace DryDB.Tests
                 while (c.Next()) { byte[] v; Assert.True(words.TryGet(c.Key, out v), "get"); Assert.Bytes(v, c.Value, "cursor value = get"); n++; }
                 Assert.Equal(3002, n, "all words");
             }
-            Assert.Throws<ArgumentNullException>(() => words.OpenPrefixCursor(null));
+            Assert.Throws<ArgumentNullException>(() => words.OpenPrefixCursor((byte[])null));
             Assert.Throws<InvalidOperationException>(() => { using (var c = words.OpenCursor()) { c.Next(); var pk = c.PrimaryKey; } }, "PrimaryKey on a table cursor");
         }
 
@@ -206,13 +206,14 @@ namespace DryDB.Tests
                 Assert.Str(ItemValue(want[i]), all[i].Value, "value");
             }
             Assert.Equal((long)want.Count, ix.CountKey(Keys.String("c3")), "CountKey");
-            Assert.Equal((long)want.Count, ix.Count("c3", "c3"), "Count");
+            Assert.Equal((long)want.Count, ix.Count("c3", "c4"), "Count [c3, c4)");
+            Assert.Equal(0L, ix.Count("c3", "c3"), "Count [c3, c3) is empty");
             int c2c4 = Enumerable.Range(0, N).Select(ItemKey).Count(k => Category(k) == "c2" || Category(k) == "c4");
             Assert.Equal((long)c2c4, ix.Count(Bound.Exclusive(Keys.String("c1")), Bound.Exclusive(Keys.String("c5"))) - want.Count, "exclusive bounds");
             Assert.Equal((long)want.Count, (long)ix.Range(Bound.Exclusive(Keys.String("c2")), Bound.Exclusive(Keys.String("c4"))).Count(), "exclusive range");
             Assert.Equal((long)N, ix.Count(), "count all");
             Assert.Equal(N, ix.Prefix("c").Count(), "prefix");
-            var rev = ix.Range("c3", "c3", reverse: true).Select(e => Keys.ToInt64(e.PrimaryKey)).ToList();
+            var rev = ix.Range("c3", "c4", reverse: true).Select(e => Keys.ToInt64(e.PrimaryKey)).ToList();
             Assert.True(rev.SequenceEqual(Enumerable.Reverse(want)), "reverse");
             Assert.Throws<ArgumentException>(() => ix.Get(3L), "long on string index");
             Assert.Equal(want.Count, ix.GetAllAsync(Keys.String("c3")).Result.Count, "GetAllAsync");
@@ -230,8 +231,8 @@ namespace DryDB.Tests
             byte[] pk, v;
             Assert.True(th.TryGet(3L, out pk, out v) && Keys.ToInt64(pk) == 3000, "unique get");
             Assert.False(th.TryGet(25L, out pk, out v), "absent");
-            Assert.True(th.Range(2L, 4L).Select(e => Keys.ToInt64(e.PrimaryKey)).SequenceEqual(new long[] { 2000, 3000, 4000 }), "range");
-            Assert.Equal(3L, th.Count(2L, 4L), "count");
+            Assert.True(th.Range(2L, 5L).Select(e => Keys.ToInt64(e.PrimaryKey)).SequenceEqual(new long[] { 2000, 3000, 4000 }), "range [2, 5)");
+            Assert.Equal(3L, th.Count(2L, 5L), "count [2, 5)");
             var m = items.Index("by_mod10");
             Assert.Equal((long)N, m.Count(), "explicit entries");
             Assert.Equal((long)N / 10, m.CountKey(Keys.Int64(7)), "per key");

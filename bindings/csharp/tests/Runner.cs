@@ -57,6 +57,7 @@ namespace DryDB.Tests
         {
             if (args.Length > 0 && args[0] == "--bench") { Bench.Run(args.Skip(1).ToArray()); return 0; }
             if (args.Length > 0 && args[0] == "--child") return TeardownTests.Child(args.Skip(1).ToArray());
+            if (args.Length > 0 && args[0] == "--no-library") return ApiConventionTests.NoLibrary();
             var filters = args;
             int passed = 0, failed = 0, skipped = 0;
             var types = typeof(Runner).Assembly.GetTypes().Where(t => t.GetCustomAttributes(typeof(TestClassAttribute), false).Length > 0).OrderBy(t => t.Name);

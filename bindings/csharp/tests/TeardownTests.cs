@@ -95,7 +95,7 @@ namespace DryDB.Tests
                 byte[] rk, rv;
                 Assert.True(t.TryGetAt(3, out rk, out rv) && Keys.Equal(rk, key), "TryGetAt key");
                 Assert.Bytes(big, rv, "TryGetAt");
-                Assert.Bytes(big, t.Range(key, key).Single().Value, "Range");
+                Assert.Bytes(big, t.Range(Bound.Inclusive(key), Bound.Inclusive(key)).Single().Value, "Range");
                 using (var c = t.OpenCursor())
                 {
                     var vals = new List<byte[]>();
@@ -180,12 +180,12 @@ namespace DryDB.Tests
                 {
                     long lo = rnd.Next(Rows);
                     long i = lo;
-                    foreach (var kv in ints.Range(lo, lo + 299))
+                    foreach (var kv in ints.Range(lo, lo + 300))
                         Check(Keys.ToInt64(kv.Key) == i && Fx.S(kv.Value) == Value(i++), "Range");
                     Check(i == Math.Min(lo + 300, Rows), "Range end");
                     n++;
                     i = lo;
-                    foreach (var kv in ints.Range(lo - 50, lo, reverse: true))
+                    foreach (var kv in ints.Range(Bound.Inclusive(lo - 50), Bound.Inclusive(lo), reverse: true))
                         Check(Keys.ToInt64(kv.Key) == i && Fx.S(kv.Value) == Value(i--), "Range reverse");
                     n++;
                     var keys = Enumerable.Range(0, 300).Select(_ => (long)rnd.Next(Rows + 100)).ToArray();
@@ -219,7 +219,7 @@ namespace DryDB.Tests
                     Check(ix.TryGet(m, out pk, out v) && Keys.ToInt64(pk) == m && Fx.S(v) == Value(m), "Index get");
                     n++;
                     int s = (int)lo;
-                    foreach (var kv in strs.Range("k" + lo.ToString("D6"), "k" + (lo + 149).ToString("D6")))
+                    foreach (var kv in strs.Range("k" + lo.ToString("D6"), "k" + (lo + 150).ToString("D6")))
                     {
                         Check(Fx.S(kv.Key) == "k" + s.ToString("D6") && Fx.S(kv.Value) == StrValue(s), "strs Range");
                         s++;

@@ -14,7 +14,7 @@ namespace DryDB.Tests
     [TestClass]
     public sealed class VectorTests
     {
-        static string VectorDir()
+        internal static string VectorDir()
         {
             var d = Environment.GetEnvironmentVariable("DRYDB_VECTORS");
             if (string.IsNullOrEmpty(d))

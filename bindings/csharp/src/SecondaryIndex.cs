@@ -1,13 +1,14 @@
-// Index.cs - secondary indexes: get, get-all, range, prefix, count, cursors.
+// SecondaryIndex.cs - secondary indexes: get, get-all, range, prefix, count, cursors.
 using System;
 using System.Collections.Generic;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace DryDB
 {
     /// <summary>A secondary index of a table: index key -> rows (index key order,
     /// then primary key order). Thread-safe; lives until the database is disposed.</summary>
-    public sealed unsafe class Index
+    public sealed unsafe class SecondaryIndex
     {
         readonly Table table;
         readonly Database db;
@@ -19,7 +20,7 @@ namespace DryDB
         public IReadOnlyList<KeyKind> Parts { get; private set; }
         public bool Unique { get; private set; }
 
-        internal Index(Table table, string name, IntPtr ih, NativeIndexInfo ni)
+        internal SecondaryIndex(Table table, string name, IntPtr ih, NativeIndexInfo ni)
         {
             this.table = table; db = table.Database; this.ih = ih; Name = name;
             KeyKind = (KeyKind)ni.key_kind;
@@ -43,17 +44,24 @@ namespace DryDB
             }
         }
 
-        public override string ToString() { return "Index(" + table.Name + "." + Name + ", " + KeyKind + ")"; }
+        public override string ToString() { return "SecondaryIndex(" + table.Name + "." + Name + ", " + KeyKind + ")"; }
 
-        void Kind(KeyKind want) { if (KeyKind != want) Table.CheckKind(KeyKind, want, "index '" + Name + "'"); }
+        string What { get { return "index '" + table.Name + "." + Name + "'"; } }
+
+        /// <summary>An index key encoded for this index.</summary>
+        byte[] Enc(Key key) { return key.Encode(KeyKind, Parts, What); }
+
+        // Both bounds encoded (Bounds.Resolve).
+        void Resolve(Bound lo, Bound hi, out Bound l, out Bound h) { Bounds.Resolve(lo, hi, KeyKind, Parts, What, out l, out h); }
 
         // ------------------------------------------------------------ get
 
         /// <summary>The first entry whose index key equals <paramref name="indexKey"/>:
         /// the row's primary key and value (copies). False if none.</summary>
-        public bool TryGet(byte[] indexKey, out byte[] primaryKey, out byte[] value)
+        public bool TryGet(Key indexKey, out byte[] primaryKey, out byte[] value)
         {
-            if (indexKey == null) throw new ArgumentNullException("indexKey");
+            if (indexKey.IsNull) throw new ArgumentNullException("indexKey");
+            var ik = Enc(indexKey);
             bool added = false;
             try
             {
@@ -61,8 +69,8 @@ namespace DryDB
                 var cb = CopyBuffers.Current;
                 cb.Want(true, true, false);
                 int rc;
-                fixed (byte* k = indexKey)
-                    while ((rc = Native.drydb__copy_index_get(ih, k, (UIntPtr)indexKey.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
+                fixed (byte* k = ik)
+                    while ((rc = Native.drydb__copy_index_get(ih, k, (UIntPtr)ik.Length, cb.Cols)) == Native.FULL) cb.GrowFor(0);
                 if (rc == Native.OK)
                 {
                     primaryKey = Native.Copy(cb.Buf(0), cb.Cols[0].lens[0]);
@@ -76,34 +84,29 @@ namespace DryDB
             }
             finally { if (added) db.Release(); }
         }
-        public bool TryGet(long indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.Int64); return TryGet(Keys.Int64(indexKey), out primaryKey, out value); }
-        public bool TryGet(ulong indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.UInt64); return TryGet(Keys.UInt64(indexKey), out primaryKey, out value); }
-        public bool TryGet(double indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.Float64); return TryGet(Keys.Float64(indexKey), out primaryKey, out value); }
-        public bool TryGet(string indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.String); return TryGet(Keys.String(indexKey), out primaryKey, out value); }
-        public bool TryGet(Guid indexKey, out byte[] primaryKey, out byte[] value) { Kind(KeyKind.Uuid); return TryGet(Keys.Uuid(indexKey), out primaryKey, out value); }
 
         /// <summary>The value of the first row with that index key, or null.</summary>
-        public byte[] Get(byte[] indexKey) { byte[] pk, v; return TryGet(indexKey, out pk, out v) ? v : null; }
-        public byte[] Get(long indexKey) { byte[] pk, v; return TryGet(indexKey, out pk, out v) ? v : null; }
-        public byte[] Get(string indexKey) { byte[] pk, v; return TryGet(indexKey, out pk, out v) ? v : null; }
+        public byte[] Get(Key indexKey) { byte[] pk, v; return TryGet(indexKey, out pk, out v) ? v : null; }
 
-        /// <summary>Every entry with exactly this index key (primary key order).</summary>
-        public IEnumerable<IndexEntry> GetAll(byte[] indexKey)
+        /// <summary>Every entry with exactly this index key (primary key order); a
+        /// partial tuple: every entry whose index key starts with it.</summary>
+        public IEnumerable<IndexEntry> GetAll(Key indexKey)
         {
-            if (indexKey == null) throw new ArgumentNullException("indexKey");
             return Range(Bound.Inclusive(indexKey), Bound.Inclusive(indexKey));
         }
-        public IEnumerable<IndexEntry> GetAll(long indexKey) { Kind(KeyKind.Int64); return GetAll(Keys.Int64(indexKey)); }
-        public IEnumerable<IndexEntry> GetAll(ulong indexKey) { Kind(KeyKind.UInt64); return GetAll(Keys.UInt64(indexKey)); }
-        public IEnumerable<IndexEntry> GetAll(string indexKey) { Kind(KeyKind.String); return GetAll(Keys.String(indexKey)); }
-        public IEnumerable<IndexEntry> GetAll(Guid indexKey) { Kind(KeyKind.Uuid); return GetAll(Keys.Uuid(indexKey)); }
 
         // ------------------------------------------------------------ count
 
         public long Count() { return Count(Bound.Unbounded, Bound.Unbounded); }
         public long Count(Bound lo, Bound hi)
         {
-            lo.Validate("lo"); hi.Validate("hi");
+            Bound l, h;
+            Resolve(lo, hi, out l, out h);
+            return CountCore(l, h);
+        }
+
+        long CountCore(Bound lo, Bound hi)
+        {
             bool added = false;
             try
             {
@@ -116,14 +119,13 @@ namespace DryDB
             }
             finally { if (added) db.Release(); }
         }
-        /// <summary>Entries with lo &lt;= index key &lt;= hi; null = unbounded.</summary>
-        public long Count(byte[] lo, byte[] hi) { return Count(Table.Incl(lo), Table.Incl(hi)); }
-        public long Count(long lo, long hi) { Kind(KeyKind.Int64); return Count(Keys.Int64(lo), Keys.Int64(hi)); }
-        public long Count(string lo, string hi) { Kind(KeyKind.String); return Count(lo == null ? null : Keys.String(lo), hi == null ? null : Keys.String(hi)); }
-        /// <summary>Entries with exactly this index key.</summary>
-        public long CountKey(byte[] indexKey)
+        /// <summary>Entries with lo &lt;= index key &lt; hi (half-open, as in every
+        /// drydb language); a null string or byte[] is an open end.</summary>
+        public long Count(Key lo, Key hi) { return Count(Bounds.Lower(lo), Bounds.Upper(hi)); }
+        public long Count(byte[] lo, byte[] hi) { return Count(Bounds.Lower(lo), Bounds.Upper(hi)); }
+        /// <summary>Entries with exactly this index key (a partial tuple: with this prefix).</summary>
+        public long CountKey(Key indexKey)
         {
-            if (indexKey == null) throw new ArgumentNullException("indexKey");
             return Count(Bound.Inclusive(indexKey), Bound.Inclusive(indexKey));
         }
 
@@ -132,25 +134,23 @@ namespace DryDB
         /// <summary>Entries with index keys within the bounds, in index order (or reversed).</summary>
         public IEnumerable<IndexEntry> Range(Bound lo, Bound hi, bool reverse = false)
         {
-            lo.Validate("lo"); hi.Validate("hi");
+            Bound l, h;
+            Resolve(lo, hi, out l, out h);
             db.ThrowIfDisposed();
-            return Iterate(lo, hi, null, reverse);
+            return Iterate(l, h, null, reverse);
         }
-        public IEnumerable<IndexEntry> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Table.Incl(lo), Table.Incl(hi), reverse); }
-        public IEnumerable<IndexEntry> Range(long lo, long hi, bool reverse = false) { Kind(KeyKind.Int64); return Range(Keys.Int64(lo), Keys.Int64(hi), reverse); }
-        public IEnumerable<IndexEntry> Range(string lo, string hi, bool reverse = false) { Kind(KeyKind.String); return Range(lo == null ? null : Keys.String(lo), hi == null ? null : Keys.String(hi), reverse); }
+        /// <summary>lo &lt;= index key &lt; hi (half-open, as in every drydb
+        /// language); a null string or byte[] is an open end.</summary>
+        public IEnumerable<IndexEntry> Range(Key lo, Key hi, bool reverse = false) { return Range(Bounds.Lower(lo), Bounds.Upper(hi), reverse); }
+        public IEnumerable<IndexEntry> Range(byte[] lo, byte[] hi, bool reverse = false) { return Range(Bounds.Lower(lo), Bounds.Upper(hi), reverse); }
 
         /// <summary>Entries whose index keys start with <paramref name="prefix"/>.</summary>
-        public IEnumerable<IndexEntry> Prefix(byte[] prefix, bool reverse = false)
+        public IEnumerable<IndexEntry> Prefix(Key prefix, bool reverse = false)
         {
-            if (prefix == null) throw new ArgumentNullException("prefix");
+            if (prefix.IsNull) throw new ArgumentNullException("prefix");
+            var p = Enc(prefix);
             db.ThrowIfDisposed();
-            return Iterate(Bound.Unbounded, Bound.Unbounded, prefix, reverse);
-        }
-        public IEnumerable<IndexEntry> Prefix(string prefix, bool reverse = false)
-        {
-            if (KeyKind != KeyKind.String && KeyKind != KeyKind.Bytes) Kind(KeyKind.String);
-            return Prefix(Keys.String(prefix), reverse);
+            return Iterate(Bound.Unbounded, Bound.Unbounded, p, reverse);
         }
 
         IEnumerable<IndexEntry> Iterate(Bound lo, Bound hi, byte[] prefix, bool reverse)
@@ -222,21 +222,27 @@ namespace DryDB
         /// key, Value the row's value, PrimaryKey the row's key.</summary>
         public Cursor OpenCursor(Bound lo, Bound hi)
         {
-            lo.Validate("lo"); hi.Validate("hi");
-            return Cursor.Create(db, true, () => OpenRaw(lo, hi, null));
+            Bound l, h;
+            Resolve(lo, hi, out l, out h);
+            return Typed(Cursor.Create(db, true, () => OpenRaw(l, h, null)));
         }
         public Cursor OpenCursor() { return OpenCursor(Bound.Unbounded, Bound.Unbounded); }
-        public Cursor OpenPrefixCursor(byte[] prefix)
+        public Cursor OpenPrefixCursor(Key prefix)
         {
-            if (prefix == null) throw new ArgumentNullException("prefix");
-            return Cursor.Create(db, true, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, prefix));
+            if (prefix.IsNull) throw new ArgumentNullException("prefix");
+            var p = Enc(prefix);
+            return Typed(Cursor.Create(db, true, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
+
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
 
         // ------------------------------------------------------------ async twins
 
-        public Task<byte[]> GetAsync(byte[] indexKey) { return Async.Run(() => Get(indexKey)); }
-        public Task<List<IndexEntry>> GetAllAsync(byte[] indexKey) { return Async.Run(() => new List<IndexEntry>(GetAll(indexKey))); }
-        public Task<long> CountAsync(Bound lo, Bound hi) { return Async.Run(() => Count(lo, hi)); }
-        public Task<List<IndexEntry>> RangeAsync(Bound lo, Bound hi, bool reverse = false) { return Async.Run(() => new List<IndexEntry>(Range(lo, hi, reverse))); }
+        public Task<byte[]> GetAsync(Key indexKey, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Get(indexKey), cancellationToken); }
+        public Task<List<IndexEntry>> GetAllAsync(Key indexKey, CancellationToken cancellationToken = default(CancellationToken)) { return Async.List(() => GetAll(indexKey), cancellationToken); }
+        public Task<long> CountAsync(Bound lo, Bound hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
+        public Task<long> CountAsync(Key lo, Key hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
+        public Task<List<IndexEntry>> RangeAsync(Bound lo, Bound hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken)) { return Async.List(() => Range(lo, hi, reverse), cancellationToken); }
+        public Task<List<IndexEntry>> RangeAsync(Key lo, Key hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken)) { return Async.List(() => Range(lo, hi, reverse), cancellationToken); }
     }
 }
