@@ -79,8 +79,10 @@
  *   - On uncompressed tables, drydb_get, drydb_get_many, drydb_count,
  *     drydb_rank and drydb_range run in plain C, without entering the Go
  *     runtime, on pages the library has already checked (checksum and
- *     structure, done on first touch): ~20 ns a get. Everything else enters
- *     Go: compressed tables, a page's first touch, other calls. The first
+ *     structure, done on first touch): ~20 ns a get. On compressed tables
+ *     drydb_get, drydb_count, drydb_rank and drydb_range do too while the
+ *     leaves they need are decoded in the page cache. Everything else enters
+ *     Go: a page's first touch, a cache miss, other calls. The first
  *     such call from a new OS thread costs a few microseconds (the Go runtime
  *     binds to the thread); later calls cost ~50 ns of crossing. Prefer
  *     thread pools and the batch calls (drydb_get_many, drydb_range,
