@@ -1,0 +1,525 @@
+package engine
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// shardCursor is the state of a Cursor over a sharded table or index. The
+// outer Cursor stays "not valid" with an empty leaf, so that its fast paths
+// (Next, Value) fall through to the slow paths, which call the sh* methods
+// below; a single-file cursor (sh nil) never reaches them.
+//
+// A range table's parts hold consecutive key ranges: the cursor walks one
+// part's cursor and steps to the next part at its end (concatenation, rows
+// numbered by the parts' row offsets). An index, or a hash table, has
+// entries of every part interleaved: the cursor merges the parts' cursors in
+// key order (a k-way merge; stored index keys end with the primary key, so
+// no two parts hold the same key).
+type shardCursor struct {
+	st     *shardedTable
+	index  string // the index walked; "" for the table
+	lo, hi Bound  // stored-key bounds
+	merge  bool
+	subs   []*Cursor      // per part, made at first use
+	isubs  []*IndexCursor // index cursors: isubs[i].Cursor is subs[i]
+	cur    int            // the part the cursor is on; -1: none
+	back   bool           // merge: the other parts sit before the current key (after Prev)
+}
+
+func newShardCursor(t *Table, index string, lo, hi Bound) *Cursor {
+	st := t.sh
+	c := &Cursor{tr: &t.tree, closed: &t.db.closed}
+	c.init(lo, hi)
+	c.sh = &shardCursor{st: st, index: index, lo: lo, hi: hi, merge: index != "" || st.hash,
+		subs: make([]*Cursor, len(st.parts)), cur: -1}
+	if index != "" {
+		c.sh.isubs = make([]*IndexCursor, len(st.parts))
+	}
+	return c
+}
+
+// sub returns part i's cursor.
+func (c *Cursor) sub(i int) (*Cursor, bool) {
+	s := c.sh
+	if s.subs[i] != nil {
+		return s.subs[i], true
+	}
+	if s.index != "" {
+		ix, err := s.st.index(i, s.index)
+		if err != nil {
+			c.shFail(err)
+			return nil, false
+		}
+		s.isubs[i] = newIndexCursor(ix, s.lo, s.hi)
+		s.subs[i] = &s.isubs[i].Cursor
+	} else {
+		t, err := s.st.table(i)
+		if err != nil {
+			c.shFail(err)
+			return nil, false
+		}
+		s.subs[i] = t.NewCursor(s.lo, s.hi)
+	}
+	return s.subs[i], true
+}
+
+func (c *Cursor) shFail(err error) bool {
+	if c.err == nil {
+		c.err = err
+	}
+	c.sh.cur = -1
+	return false
+}
+
+// shCheck turns a sub-cursor's stop into the outer cursor's result.
+func (c *Cursor) shCheck(sub *Cursor) bool {
+	if sub.err != nil && sub.err != ErrClosed {
+		return c.shFail(sub.err)
+	}
+	return true
+}
+
+func (c *Cursor) shUsable() bool {
+	if c.err != nil {
+		return false
+	}
+	if c.closed.Load() {
+		return c.shFail(ErrClosed)
+	}
+	return true
+}
+
+// shMove positions the cursor with pos applied to each part from..to (to
+// exclusive; to < from walks down) until one lands on a row (concatenation).
+func (c *Cursor) shWalk(from, to int, pos func(*Cursor) bool) bool {
+	step := 1
+	if to < from {
+		step = -1
+	}
+	for i := from; i != to; i += step {
+		s, ok := c.sub(i)
+		if !ok {
+			return false
+		}
+		if pos(s) {
+			c.sh.cur = i
+			return true
+		}
+		if !c.shCheck(s) {
+			return false
+		}
+	}
+	c.sh.cur = -1
+	return false
+}
+
+// shPick applies pos to every part and makes the smallest (largest with
+// back) current key the cursor's row (merge).
+func (c *Cursor) shPick(pos func(*Cursor) bool, back bool) bool {
+	s := c.sh
+	s.cur, s.back = -1, back
+	for i := range s.subs {
+		sc, ok := c.sub(i)
+		if !ok {
+			return false
+		}
+		if !pos(sc) && !c.shCheck(sc) {
+			return false
+		}
+	}
+	return c.shBest()
+}
+
+// shBest makes the part with the smallest (largest, going back) key current.
+func (c *Cursor) shBest() bool {
+	s := c.sh
+	s.cur = -1
+	var best []byte
+	for i, sc := range s.subs {
+		if sc == nil || !sc.Valid() {
+			continue
+		}
+		k := sc.Key()
+		if s.cur < 0 || (bytes.Compare(k, best) < 0) != s.back {
+			s.cur, best = i, k
+		}
+	}
+	return s.cur >= 0
+}
+
+func (c *Cursor) shFirst() bool {
+	if !c.shUsable() {
+		return false
+	}
+	if c.sh.merge {
+		return c.shPick((*Cursor).First, false)
+	}
+	a, b := c.sh.st.span(c.sh.lo, c.sh.hi)
+	return c.shWalk(a, b, (*Cursor).First)
+}
+
+func (c *Cursor) shLast() bool {
+	if !c.shUsable() {
+		return false
+	}
+	if c.sh.merge {
+		return c.shPick((*Cursor).Last, true)
+	}
+	a, b := c.sh.st.span(c.sh.lo, c.sh.hi)
+	return c.shWalk(b-1, a-1, (*Cursor).Last)
+}
+
+func (c *Cursor) shSeek(key []byte) bool {
+	if !c.shUsable() {
+		return false
+	}
+	s := c.sh
+	if s.merge {
+		return c.shPick(func(sc *Cursor) bool { return sc.Seek(key) }, false)
+	}
+	i := s.st.part(key)
+	if i < 0 {
+		return c.shFirst()
+	}
+	_, b := s.st.span(s.lo, s.hi)
+	sc, ok := c.sub(i)
+	if !ok {
+		return false
+	}
+	if sc.Seek(key) {
+		s.cur = i
+		return true
+	}
+	if !c.shCheck(sc) {
+		return false
+	}
+	return c.shWalk(i+1, max(b, i+1), (*Cursor).First)
+}
+
+func (c *Cursor) shSeekReverse(key []byte) bool {
+	if !c.shUsable() {
+		return false
+	}
+	s := c.sh
+	if s.merge {
+		return c.shPick(func(sc *Cursor) bool { return sc.SeekReverse(key) }, true)
+	}
+	i := s.st.part(key)
+	a, _ := s.st.span(s.lo, s.hi)
+	if i < 0 {
+		s.cur = -1
+		return false
+	}
+	sc, ok := c.sub(i)
+	if !ok {
+		return false
+	}
+	if sc.SeekReverse(key) {
+		s.cur = i
+		return true
+	}
+	if !c.shCheck(sc) {
+		return false
+	}
+	return c.shWalk(i-1, min(a, i)-1, (*Cursor).Last)
+}
+
+func (c *Cursor) shSeekExact(key []byte) bool {
+	if !c.shUsable() {
+		return false
+	}
+	s := c.sh
+	i := s.st.part(key)
+	if s.index != "" {
+		if !c.shSeek(key) {
+			return false
+		}
+		if !bytes.Equal(c.shKey(), key) {
+			s.cur = -1
+			return false
+		}
+		return true
+	}
+	s.cur = -1
+	if i < 0 {
+		return false
+	}
+	sc, ok := c.sub(i)
+	if !ok {
+		return false
+	}
+	if sc.SeekExact(key) {
+		s.cur, s.back = i, false
+		if s.merge { // the other parts must sit after the key for Next
+			return c.shReposition(false)
+		}
+		return true
+	}
+	return c.shCheck(sc) && false
+}
+
+func (c *Cursor) shSeekRow(n uint64) bool {
+	if !c.shUsable() {
+		return false
+	}
+	s := c.sh
+	if s.merge {
+		if s.index != "" {
+			return c.shFail(fmt.Errorf("%w: SeekRow on index %q of sharded table %q: index rows are not numbered across shards", ErrInvalid, s.index, s.st.name))
+		}
+		return c.shFail(s.st.notOrdered("SeekRow"))
+	}
+	s.cur = -1
+	if n >= s.st.off[len(s.st.parts)] {
+		return false
+	}
+	i := s.st.rowPart(n)
+	sc, ok := c.sub(i)
+	if !ok {
+		return false
+	}
+	if sc.SeekRow(n - s.st.off[i]) {
+		s.cur = i
+		return true
+	}
+	return c.shCheck(sc) && false
+}
+
+// shReposition puts every part but the current one just after (before,
+// with back) the current key, as a merge moving that way needs.
+func (c *Cursor) shReposition(back bool) bool {
+	s := c.sh
+	key := bytes.Clone(s.subs[s.cur].Key())
+	for i, sc := range s.subs {
+		if i == s.cur {
+			continue
+		}
+		if sc == nil {
+			var ok bool
+			if sc, ok = c.sub(i); !ok {
+				return false
+			}
+		}
+		var ok bool
+		if back {
+			ok = sc.SeekReverse(key)
+		} else {
+			ok = sc.Seek(key)
+		}
+		if !ok && !c.shCheck(sc) {
+			return false
+		}
+		if ok && bytes.Equal(sc.Key(), key) { // cannot happen in a sound set: keys are in one part
+			return c.shFail(fmt.Errorf("%w: key %x is in two shards of table %q", ErrCorrupt, key, s.st.name))
+		}
+	}
+	s.back = back
+	return true
+}
+
+func (c *Cursor) shStep(back bool) bool {
+	s := c.sh
+	if s.cur < 0 || !c.shUsable() {
+		return false
+	}
+	if s.merge {
+		if s.back != back && !c.shReposition(back) {
+			return false
+		}
+		sc := s.subs[s.cur]
+		if (back && !sc.Prev() || !back && !sc.Next()) && !c.shCheck(sc) {
+			return false
+		}
+		return c.shBest()
+	}
+	sc := s.subs[s.cur]
+	if back && sc.Prev() || !back && sc.Next() {
+		return true
+	}
+	if !c.shCheck(sc) {
+		return false
+	}
+	a, b := s.st.span(s.lo, s.hi)
+	if back {
+		return c.shWalk(s.cur-1, min(a, s.cur)-1, (*Cursor).Last)
+	}
+	return c.shWalk(s.cur+1, max(b, s.cur+1), (*Cursor).First)
+}
+
+func (c *Cursor) shValid() bool { return c.sh.cur >= 0 }
+
+func (c *Cursor) shKey() []byte {
+	if c.sh.cur < 0 {
+		return nil
+	}
+	return c.sh.subs[c.sh.cur].Key()
+}
+
+func (c *Cursor) shValue() []byte {
+	if c.sh.cur < 0 {
+		return nil
+	}
+	sc := c.sh.subs[c.sh.cur]
+	v := sc.Value()
+	if v == nil && sc.err != nil {
+		c.shFail(sc.err)
+	}
+	return v
+}
+
+// shIndexValue is IndexCursor.Value: the row lives in the entry's shard.
+func (c *Cursor) shIndexValue() []byte {
+	if c.sh.cur < 0 {
+		return nil
+	}
+	ic := c.sh.isubs[c.sh.cur]
+	v := ic.Value()
+	if v == nil && ic.err != nil {
+		c.shFail(ic.err)
+	}
+	return v
+}
+
+func (c *Cursor) shRow() uint64 {
+	s := c.sh
+	if s.cur < 0 {
+		return 0
+	}
+	if !s.merge {
+		return s.st.off[s.cur] + s.subs[s.cur].Row()
+	}
+	// every part's entries below the current key
+	key := s.subs[s.cur].Key()
+	var n uint64
+	for i := range s.subs {
+		sc, ok := c.sub(i)
+		if !ok {
+			return 0
+		}
+		r, _, err := sc.tr.rank(key)
+		if err != nil {
+			c.shFail(err)
+			return 0
+		}
+		n += r
+	}
+	return n
+}
+
+func (c *Cursor) shCount() (uint64, error) {
+	if !c.shUsable() {
+		return 0, c.err
+	}
+	s := c.sh
+	if s.index == "" {
+		return s.st.count(s.lo, s.hi)
+	}
+	var n uint64
+	for i := range s.subs {
+		sc, ok := c.sub(i)
+		if !ok {
+			return 0, c.err
+		}
+		k, err := sc.Count()
+		if err != nil {
+			return 0, err
+		}
+		n += k
+	}
+	return n, nil
+}
+
+func (c *Cursor) shLeafRemaining(reverse bool) int {
+	if c.sh.cur < 0 || c.sh.merge {
+		return 0 // a merge's next row may be in another shard
+	}
+	return c.sh.subs[c.sh.cur].LeafRemaining(reverse)
+}
+
+func (c *Cursor) shPinned() bool {
+	return c.sh.cur >= 0 && c.sh.subs[c.sh.cur].Pinned()
+}
+
+func (c *Cursor) shClose() {
+	for _, sc := range c.sh.subs {
+		if sc != nil {
+			sc.Close()
+		}
+	}
+	for _, ic := range c.sh.isubs {
+		if ic != nil {
+			ic.val.Release()
+		}
+	}
+	c.sh.cur = -1
+	if c.err == nil {
+		c.err = ErrClosed
+	}
+}
+
+// shNextBatch is NextBatch: a concatenation reads batches from the part's
+// cursor and steps to the next part; a merge reads row by row.
+func (c *Cursor) shNextBatch(keys, vals [][]byte, reverse bool) int {
+	s := c.sh
+	want := len(keys)
+	if keys == nil {
+		want = len(vals)
+	}
+	got := 0
+	for got < want && s.cur >= 0 {
+		if !c.shUsable() {
+			break
+		}
+		sc := s.subs[s.cur]
+		if s.merge {
+			if keys != nil {
+				keys[got] = sc.Key()
+			}
+			if vals != nil {
+				if vals[got] = c.shValue(); vals[got] == nil && c.err != nil {
+					return got
+				}
+			}
+			got++
+			if got == want || sc.Pinned() {
+				break
+			}
+			key := bytes.Clone(sc.Key())
+			if !c.shStep(reverse) {
+				if c.err == nil { // the range ended: back onto the last row read
+					c.shSeekExact(key)
+				}
+				break
+			}
+			continue
+		}
+		var ks, vs [][]byte
+		if keys != nil {
+			ks = keys[got:want]
+		}
+		if vals != nil {
+			vs = vals[got:want]
+		}
+		got += sc.NextBatch(ks, vs, reverse)
+		if !c.shCheck(sc) || got == want || sc.Pinned() {
+			break
+		}
+		// this part is done: the next part with rows in the range, if any
+		a, b := s.st.span(s.lo, s.hi)
+		from := s.cur
+		if reverse {
+			if !c.shWalk(from-1, min(a, from)-1, (*Cursor).Last) {
+				s.cur = from // stay on the last row read
+				break
+			}
+		} else if !c.shWalk(from+1, max(b, from+1), (*Cursor).First) {
+			s.cur = from
+			break
+		}
+		if from == s.cur {
+			break
+		}
+	}
+	return got
+}
