@@ -186,6 +186,11 @@ func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uin
 		fl.close()
 		return failf(codeIO, "mapping %s: %v", name, err)
 	}
+	if engine.IsManifest(data) { // a sharded database: the engine opens its shards
+		osfile.Unmap(data)
+		fl.close()
+		return openManifest(name, opts, out)
+	}
 	rc = openImage(data, fl, opts, out)
 	if rc != codeOK {
 		if data != nil {
@@ -221,6 +226,22 @@ func openImage(data []byte, fl *file, opts *engine.Options, out *C.uintptr_t) (r
 	if err != nil {
 		return fail(err)
 	}
+	return register(db, data, fl, out)
+}
+
+// openManifest opens a sharded database (engine.OpenManifest). Its values
+// lie in the shards' mappings, outside any image of ours: they are copied
+// out, and no C fast path is registered (Table.Layout says no).
+func openManifest(path string, opts *engine.Options, out *C.uintptr_t) (rc C.int) {
+	db, err := engine.OpenManifest(path, opts)
+	if err != nil {
+		return fail(err)
+	}
+	return register(db, nil, nil, out)
+}
+
+// register makes a handle for an open database.
+func register(db *engine.DB, data []byte, fl *file, out *C.uintptr_t) (rc C.int) {
 	d := &dbObj{db: db, tabs: map[string]uintptr{}, kids: map[uintptr]func(){}, meta: map[string]cbuf{}}
 	if fl != nil {
 		d.mapping, d.file = data, fl

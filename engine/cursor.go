@@ -33,9 +33,9 @@ type Cursor struct {
 	idx     int
 	n       int
 	leafRow uint64
-	slots   int  // offset of the leaf's slot array
-	arr     bool // the leaf is a key-array page
-	end     int  // Next's fast path stays below this index: min(n, hi-leafRow), 0 when not valid
+	slots   int          // offset of the leaf's slot array
+	arr     bool         // the leaf is a key-array page
+	end     int          // Next's fast path stays below this index: min(n, hi-leafRow), 0 when not valid
 	sh      *shardCursor // set for a cursor over a sharded table or index (shardcursor.go)
 }
 

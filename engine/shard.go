@@ -324,7 +324,8 @@ type shardedTable struct {
 	parts []ManifestPart
 	off   []uint64 // off[i]: rows in parts before i; off[len(parts)] is the total
 	mu    sync.Mutex
-	tabs  []*Table // part i's table, once its shard is open
+	tabs  []*Table     // part i's table, once its shard is open
+	comp  *Compression // the first part's, which every part must share
 }
 
 // table returns part i's table in its shard.
@@ -342,6 +343,11 @@ func (st *shardedTable) table(i int) (*Table, error) {
 	}
 	if t, err = db.Table(st.name); err != nil {
 		return nil, st.set.wrap(p.Shard, fmt.Errorf("%w: the manifest lists it", err))
+	}
+	if st.comp != nil && t.comp != *st.comp {
+		// the C API hands out plain tables' values in place: a compressed
+		// part under a plain first part would break that
+		return nil, st.set.wrap(p.Shard, fmt.Errorf("%w: table %q is compressed differently from its first shard", ErrCorrupt, st.name))
 	}
 	if t.Len() != p.Rows {
 		return nil, st.set.wrap(p.Shard, fmt.Errorf("%w: table %q has %d rows, the manifest says %d", ErrCorrupt, st.name, t.Len(), p.Rows))
@@ -408,6 +414,7 @@ func OpenManifest(path string, opts *Options) (*DB, error) {
 				return nil, err
 			}
 			t.enc, t.comp = first.enc, first.comp
+			st.comp = &t.comp
 			for _, fix := range first.indexes {
 				ix := &Index{t: t, name: fix.name, unique: fix.unique, enc: fix.enc}
 				ix.tree = tree{db: db, name: fmt.Sprintf("index %q", fix.name)}
