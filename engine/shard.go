@@ -367,9 +367,10 @@ func (st *shardedTable) part(key []byte) int {
 	return sort.Search(len(st.parts), func(i int) bool { return bytes.Compare(st.parts[i].First, key) > 0 }) - 1
 }
 
-// OpenManifest opens a sharded database. No shard is opened yet except the
-// first part of each table, which gives the table's key encoding and indexes
-// (every shard of a table is built with the same options).
+// OpenManifest opens a sharded database. Shards open at first use, except
+// the first shard (its metadata is the database's) and each table's first
+// part, which gives the table's key encoding, compression and indexes (every
+// shard of a table is built with the same options).
 func OpenManifest(path string, opts *Options) (*DB, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -399,6 +400,13 @@ func OpenManifest(path string, opts *Options) (*DB, error) {
 	if st, err := os.Stat(path); err == nil {
 		db.info.Created = st.ModTime()
 	}
+	// The first shard's metadata is the database's (the bindings record
+	// value codecs there; every shard of a build carries the same).
+	first, err := set.open(0)
+	if err != nil {
+		return nil, err
+	}
+	db.info.Metadata = first.info.Metadata
 	for _, mt := range m.Tables {
 		st := &shardedTable{set: set, name: mt.Name, hash: mt.Partition == PartitionHash, parts: mt.Parts,
 			off: make([]uint64, len(mt.Parts)+1), tabs: make([]*Table, len(mt.Parts))}
