@@ -2,11 +2,10 @@ package engine
 
 import (
 	"bytes"
-	"encoding/json"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -41,49 +40,124 @@ const (
 
 // Manifest is the body of a manifest file.
 type Manifest struct {
-	Version int             `json:"version"`
-	Shards  []string        `json:"shards"` // file names relative to the manifest's directory
-	Tables  []ManifestTable `json:"tables"`
+	Version int
+	Shards  []string // file names relative to the manifest's directory
+	Tables  []ManifestTable
 }
 
 // ManifestTable says how one table is spread over the shards.
 type ManifestTable struct {
-	Name      string         `json:"name"`
-	Partition string         `json:"partition"`
-	Parts     []ManifestPart `json:"parts"`
+	Name      string
+	Partition string
+	Parts     []ManifestPart
 }
 
 // ManifestPart is a table's part in one shard. For range tables only shards
 // holding rows are listed, in key order; for hash tables every hash slot is
 // listed, slot i first.
 type ManifestPart struct {
-	Shard int    `json:"shard"`
-	First []byte `json:"first,omitempty"` // range: the part's first and last key (encoded)
-	Last  []byte `json:"last,omitempty"`
-	Rows  uint64 `json:"rows"`
+	Shard int
+	First []byte // range: the part's first and last key (encoded); nil for hash
+	Last  []byte
+	Rows  uint64
 }
 
 // ShardHash is the hash routing keys of hash-partitioned tables: FNV-1a,
 // 64 bits, over the encoded key.
 func ShardHash(key []byte) uint64 {
-	h := fnv.New64a()
-	h.Write(key)
-	return h.Sum64()
+	h := uint64(14695981039346656037) // written out: package hash/fnv costs the C library kilobytes
+	for _, b := range key {
+		h = (h ^ uint64(b)) * 1099511628211
+	}
+	return h
 }
 
-// EncodeManifest returns the manifest file's bytes.
+// EncodeManifest returns the manifest file's bytes: the header line, then a
+// body of lines (not JSON: encoding/json would grow the C library by a
+// tenth of its size):
+//
+//	shard <quoted file name>
+//	table <quoted name> range|hash
+//	part <shard number> <rows> [x<first key, hex> x<last key, hex>]
+//
+// each table followed by its parts.
 func EncodeManifest(m *Manifest) ([]byte, error) {
 	mm := *m
 	mm.Version = ManifestVersion
 	if err := mm.check(); err != nil {
 		return nil, err
 	}
-	body, err := json.Marshal(&mm)
-	if err != nil {
-		return nil, err
+	var body []byte
+	for _, s := range mm.Shards {
+		body = fmt.Appendf(body, "shard %s\n", strconv.Quote(s))
+	}
+	for _, t := range mm.Tables {
+		body = fmt.Appendf(body, "table %s %s\n", strconv.Quote(t.Name), t.Partition)
+		for _, p := range t.Parts {
+			body = fmt.Appendf(body, "part %d %d", p.Shard, p.Rows)
+			if t.Partition == PartitionRange {
+				body = fmt.Appendf(body, " x%x x%x", p.First, p.Last) // x: an empty key is a field too
+			}
+			body = append(body, '\n')
+		}
 	}
 	hdr := fmt.Sprintf("%s%d %08x %d\n", ManifestMagic, ManifestVersion, crc32.ChecksumIEEE(body), len(body))
 	return append([]byte(hdr), body...), nil
+}
+
+// parseManifestBody reads EncodeManifest's body lines.
+func parseManifestBody(body []byte) (*Manifest, error) {
+	m := &Manifest{Version: ManifestVersion}
+	for n, line := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
+		bad := func(what string) error { return fmt.Errorf("line %d: %s: %q", n+2, what, line) }
+		word, rest, _ := strings.Cut(line, " ")
+		switch word {
+		case "shard":
+			name, err := strconv.Unquote(rest)
+			if err != nil || len(m.Tables) > 0 {
+				return nil, bad("bad shard line")
+			}
+			m.Shards = append(m.Shards, name)
+		case "table":
+			i := strings.LastIndexByte(rest, ' ')
+			if i < 0 {
+				return nil, bad("bad table line")
+			}
+			name, err := strconv.Unquote(rest[:i])
+			if err != nil {
+				return nil, bad("bad table name")
+			}
+			m.Tables = append(m.Tables, ManifestTable{Name: name, Partition: rest[i+1:]})
+		case "part":
+			f := strings.Fields(rest)
+			if len(m.Tables) == 0 {
+				return nil, bad("part before any table")
+			}
+			t := &m.Tables[len(m.Tables)-1]
+			if want := map[string]int{PartitionRange: 4, PartitionHash: 2}[t.Partition]; len(f) != want {
+				return nil, bad("bad part line")
+			}
+			var p ManifestPart
+			sh, err1 := strconv.ParseUint(f[0], 10, 31)
+			rows, err2 := strconv.ParseUint(f[1], 10, 64)
+			if err1 != nil || err2 != nil {
+				return nil, bad("bad part numbers")
+			}
+			p.Shard, p.Rows = int(sh), rows
+			if len(f) == 4 {
+				var err1, err2 error
+				p.First, err1 = hex.DecodeString(strings.TrimPrefix(f[2], "x"))
+				p.Last, err2 = hex.DecodeString(strings.TrimPrefix(f[3], "x"))
+				if err1 != nil || err2 != nil || f[2][0] != 'x' || f[3][0] != 'x' {
+					return nil, bad("bad key bounds")
+				}
+			}
+			t.Parts = append(t.Parts, p)
+		default:
+			return nil, bad("unknown line")
+		}
+	}
+	return m, nil
 }
 
 // DecodeManifest parses and checks a manifest file's bytes.
@@ -120,19 +194,14 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 	case crc32.ChecksumIEEE(body) != uint32(crc):
 		return nil, bad("checksum mismatch")
 	}
-	var m Manifest
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&m); err != nil {
+	m, err := parseManifestBody(body)
+	if err != nil {
 		return nil, bad("%v", err)
-	}
-	if m.Version != ver {
-		return nil, bad("body version %d differs from header version %d", m.Version, ver)
 	}
 	if err := m.check(); err != nil {
 		return nil, err
 	}
-	return &m, nil
+	return m, nil
 }
 
 // check enforces what routing relies on: shard names that stay inside the
