@@ -472,3 +472,40 @@ func TestShardHashIsFNV1a(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildShards(t *testing.T) {
+	dir, one, _ := shardFixture(t)
+	src, err := Open(one, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for _, n := range []int{1, 5} {
+		man := filepath.Join(dir, fmt.Sprintf("built%d.manifest", n))
+		m, err := BuildShards(src, man, &ShardOptions{Shards: n, Jobs: 2, MemoryBudget: 1 << 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.Shards) != n || len(m.Tables) != 2 || len(m.Tables[0].Parts) != n {
+			t.Fatalf("manifest: %+v", m)
+		}
+		db, err := Open(man, &Options{Verify: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"items", "names"} {
+			ta, _ := src.Table(name)
+			tb, _ := db.Table(name)
+			ca, cb := ta.NewCursor(All, All), tb.NewCursor(All, All)
+			sameWalk(t, name, walk(ca, ca.First(), ca.Next, ca.Value), walk(cb, cb.First(), cb.Next, cb.Value), ca.Err(), cb.Err())
+			xa, _ := ta.Index("cat")
+			xb, _ := tb.Index("cat")
+			ia, ib := xa.NewCursor(All, All), xb.NewCursor(All, All)
+			sameWalk(t, name+" index", walk(&ia.Cursor, ia.First(), ia.Next, ia.Value), walk(&ib.Cursor, ib.First(), ib.Next, ib.Value), ia.Err(), ib.Err())
+		}
+		db.Close()
+	}
+	if _, err := BuildShards(src, filepath.Join(dir, "x.manifest"), &ShardOptions{}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("0 shards: %v", err)
+	}
+}
