@@ -465,17 +465,20 @@ func OpenManifest(path string, opts *Options) (*DB, error) {
 	o.Verify = false // Verify below checks every shard and the manifest's claims on them
 	set := &shardSet{path: path, dir: filepath.Dir(path), names: m.Shards, opts: o, dbs: make([]*DB, len(m.Shards))}
 	db := &DB{byName: map[string]*Table{}, shards: set, manifest: m}
-	db.info = Info{FormatVersion: ManifestVersion, FileSize: int64(len(data)), Metadata: map[string][]byte{}}
+	db.info = Info{FileSize: int64(len(data))}
 	if st, err := os.Stat(path); err == nil {
 		db.info.Created = st.ModTime()
 	}
 	// The first shard's metadata is the database's (the bindings record
-	// value codecs there; every shard of a build carries the same).
+	// value codecs there; every shard of a build carries the same); so are
+	// its format version, page size and build id, while FileSize is the
+	// manifest's.
 	first, err := set.open(0)
 	if err != nil {
 		return nil, err
 	}
-	db.info.Metadata = first.info.Metadata
+	db.info.Metadata, db.info.FormatVersion, db.info.PageSize, db.info.BuildID =
+		first.info.Metadata, first.info.FormatVersion, first.info.PageSize, first.info.BuildID
 	for _, mt := range m.Tables {
 		st := &shardedTable{set: set, name: mt.Name, hash: mt.Partition == PartitionHash, parts: mt.Parts,
 			off: make([]uint64, len(mt.Parts)+1), tabs: make([]*Table, len(mt.Parts))}
