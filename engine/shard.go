@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // A sharded database is a manifest file naming shard files (ordinary drydb
@@ -391,18 +392,14 @@ type shardedTable struct {
 	name  string
 	hash  bool
 	parts []ManifestPart
-	off   []uint64 // off[i]: rows in parts before i; off[len(parts)] is the total
-	mu    sync.Mutex
-	tabs  []*Table     // part i's table, once its shard is open
-	comp  *Compression // the first part's, which every part must share
+	off   []uint64                // off[i]: rows in parts before i; off[len(parts)] is the total
+	tabs  []atomic.Pointer[Table] // part i's table, once its shard is open (one atomic load per read)
+	comp  *Compression            // the first part's, which every part must share
 }
 
 // table returns part i's table in its shard.
 func (st *shardedTable) table(i int) (*Table, error) {
-	st.mu.Lock()
-	t := st.tabs[i]
-	st.mu.Unlock()
-	if t != nil {
+	if t := st.tabs[i].Load(); t != nil {
 		return t, nil
 	}
 	p := st.parts[i]
@@ -410,7 +407,8 @@ func (st *shardedTable) table(i int) (*Table, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t, err = db.Table(st.name); err != nil {
+	t, err := db.Table(st.name)
+	if err != nil {
 		return nil, st.set.wrap(p.Shard, fmt.Errorf("%w: the manifest lists it", err))
 	}
 	if st.comp != nil && t.comp != *st.comp {
@@ -421,9 +419,7 @@ func (st *shardedTable) table(i int) (*Table, error) {
 	if t.Len() != p.Rows {
 		return nil, st.set.wrap(p.Shard, fmt.Errorf("%w: table %q has %d rows, the manifest says %d", ErrCorrupt, st.name, t.Len(), p.Rows))
 	}
-	st.mu.Lock()
-	st.tabs[i] = t
-	st.mu.Unlock()
+	st.tabs[i].Store(t)
 	return t, nil
 }
 
@@ -433,7 +429,29 @@ func (st *shardedTable) part(key []byte) int {
 	if st.hash {
 		return int(ShardHash(key) % uint64(len(st.parts)))
 	}
-	return sort.Search(len(st.parts), func(i int) bool { return bytes.Compare(st.parts[i].First, key) > 0 }) - 1
+	lo, hi := 0, len(st.parts) // written out: sort.Search's closure costs a call per step on every Get
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if bytes.Compare(st.parts[m].First, key) > 0 {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo - 1
+}
+
+// clip returns the bounds part i of [a, b) needs: a range's bound is needed
+// only in the part where it falls; the parts after (before) it start (end)
+// inside the range, and an unbounded side costs no descent.
+func clip(i, a, b int, lo, hi Bound) (Bound, Bound) {
+	if i > a {
+		lo = All
+	}
+	if i < b-1 {
+		hi = All
+	}
+	return lo, hi
 }
 
 // OpenManifest opens a sharded database. Shards open at first use, except
@@ -481,7 +499,7 @@ func OpenManifest(path string, opts *Options) (*DB, error) {
 		first.info.Metadata, first.info.FormatVersion, first.info.PageSize, first.info.BuildID
 	for _, mt := range m.Tables {
 		st := &shardedTable{set: set, name: mt.Name, hash: mt.Partition == PartitionHash, parts: mt.Parts,
-			off: make([]uint64, len(mt.Parts)+1), tabs: make([]*Table, len(mt.Parts))}
+			off: make([]uint64, len(mt.Parts)+1), tabs: make([]atomic.Pointer[Table], len(mt.Parts))}
 		for i, p := range mt.Parts {
 			st.off[i+1] = st.off[i] + p.Rows
 		}
@@ -690,7 +708,11 @@ func (st *shardedTable) count(lo, hi Bound) (uint64, error) {
 		if err != nil {
 			return 0, err
 		}
-		c, err := t.Count(lo, hi)
+		plo, phi := lo, hi
+		if !st.hash {
+			plo, phi = clip(i, a, b, lo, hi)
+		}
+		c, err := t.Count(plo, phi)
 		if err != nil {
 			return 0, err
 		}

@@ -59,7 +59,12 @@ func (c *Cursor) sub(i int) (*Cursor, bool) {
 			c.shFail(err)
 			return nil, false
 		}
-		s.subs[i] = t.NewCursor(s.lo, s.hi)
+		lo, hi := s.lo, s.hi
+		if !s.merge {
+			a, b := s.st.span(lo, hi)
+			lo, hi = clip(i, a, b, lo, hi)
+		}
+		s.subs[i] = t.NewCursor(lo, hi)
 	}
 	return s.subs[i], true
 }
