@@ -110,94 +110,97 @@ func EncodeManifest(m *Manifest) ([]byte, error) {
 func parseManifestBody(body []byte) (*Manifest, error) {
 	m := &Manifest{Version: ManifestVersion}
 	for n, line := range strings.Split(strings.TrimSuffix(string(body), "\n"), "\n") {
-		bad := func(what string) error { return fmt.Errorf("line %d: %s: %q", n+2, what, line) }
-		word, rest, _ := strings.Cut(line, " ")
-		switch word {
-		case "shard":
-			name, err := strconv.Unquote(rest)
-			if err != nil || len(m.Tables) > 0 {
-				return nil, bad("bad shard line")
-			}
-			m.Shards = append(m.Shards, name)
-		case "table":
-			i := strings.LastIndexByte(rest, ' ')
-			if i < 0 {
-				return nil, bad("bad table line")
-			}
-			name, err := strconv.Unquote(rest[:i])
-			if err != nil {
-				return nil, bad("bad table name")
-			}
-			m.Tables = append(m.Tables, ManifestTable{Name: name, Partition: rest[i+1:]})
-		case "part":
-			f := strings.Fields(rest)
-			if len(m.Tables) == 0 {
-				return nil, bad("part before any table")
-			}
-			t := &m.Tables[len(m.Tables)-1]
-			if want := map[string]int{PartitionRange: 4, PartitionHash: 2}[t.Partition]; len(f) != want {
-				return nil, bad("bad part line")
-			}
-			var p ManifestPart
-			sh, err1 := strconv.ParseUint(f[0], 10, 31)
-			rows, err2 := strconv.ParseUint(f[1], 10, 64)
-			if err1 != nil || err2 != nil {
-				return nil, bad("bad part numbers")
-			}
-			p.Shard, p.Rows = int(sh), rows
-			if len(f) == 4 {
-				var err1, err2 error
-				p.First, err1 = hex.DecodeString(strings.TrimPrefix(f[2], "x"))
-				p.Last, err2 = hex.DecodeString(strings.TrimPrefix(f[3], "x"))
-				if err1 != nil || err2 != nil || f[2][0] != 'x' || f[3][0] != 'x' {
-					return nil, bad("bad key bounds")
-				}
-			}
-			t.Parts = append(t.Parts, p)
-		default:
-			return nil, bad("unknown line")
+		if !m.parseLine(line) {
+			return nil, manifestErr("line " + strconv.Itoa(n+2) + " malformed: " + strconv.Quote(line))
 		}
 	}
 	return m, nil
 }
 
+// parseLine adds one body line to m; false when it is malformed. (One
+// error for every way a line can be wrong keeps this small: the C library
+// carries it.)
+func (m *Manifest) parseLine(line string) bool {
+	word, rest, _ := strings.Cut(line, " ")
+	switch word {
+	case "shard":
+		name, err := strconv.Unquote(rest)
+		m.Shards = append(m.Shards, name)
+		return err == nil && len(m.Tables) == 0
+	case "table":
+		i := strings.LastIndexByte(rest, ' ')
+		if i < 0 {
+			return false
+		}
+		name, err := strconv.Unquote(rest[:i])
+		m.Tables = append(m.Tables, ManifestTable{Name: name, Partition: rest[i+1:]})
+		return err == nil
+	case "part":
+		f := strings.Fields(rest)
+		if len(m.Tables) == 0 {
+			return false
+		}
+		t := &m.Tables[len(m.Tables)-1]
+		want := 2
+		if t.Partition == PartitionRange {
+			want = 4
+		}
+		if len(f) != want {
+			return false
+		}
+		var p ManifestPart
+		sh, err1 := strconv.ParseUint(f[0], 10, 31)
+		rows, err2 := strconv.ParseUint(f[1], 10, 64)
+		p.Shard, p.Rows = int(sh), rows
+		if len(f) == 4 {
+			var err3, err4 error
+			p.First, err3 = hex.DecodeString(strings.TrimPrefix(f[2], "x"))
+			p.Last, err4 = hex.DecodeString(strings.TrimPrefix(f[3], "x"))
+			if err3 != nil || err4 != nil || f[2][0] != 'x' || f[3][0] != 'x' {
+				return false
+			}
+		}
+		t.Parts = append(t.Parts, p)
+		return err1 == nil && err2 == nil
+	}
+	return false
+}
+
+// manifestErr is a manifest's corruption.
+func manifestErr(reason string) error {
+	return &CorruptError{Page: noPage, Reason: "manifest: " + reason}
+}
+
 // DecodeManifest parses and checks a manifest file's bytes.
 func DecodeManifest(data []byte) (*Manifest, error) {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: manifest: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-	}
 	if !bytes.HasPrefix(data, []byte(ManifestMagic)) {
-		return nil, bad("not a manifest (bad magic)")
+		return nil, manifestErr("not a manifest (bad magic)")
 	}
 	nl := bytes.IndexByte(data, '\n')
 	if nl < 0 || nl > 100 {
-		return nil, bad("header line missing")
+		return nil, manifestErr("header line missing")
 	}
 	f := strings.Fields(string(data[len(ManifestMagic):nl]))
 	if len(f) != 3 {
-		return nil, bad("header line %q malformed", data[:nl])
+		return nil, manifestErr("header line malformed")
 	}
-	ver, err := strconv.Atoi(f[0])
-	if err != nil {
-		return nil, bad("version %q", f[0])
-	}
-	if ver != ManifestVersion {
-		return nil, fmt.Errorf("%w: manifest has version %d, this engine reads version %d", ErrVersion, ver, ManifestVersion)
+	if ver, err := strconv.Atoi(f[0]); err != nil || ver != ManifestVersion {
+		return nil, fmt.Errorf("%w: manifest has version %s, this engine reads version %d", ErrVersion, f[0], ManifestVersion)
 	}
 	crc, err1 := strconv.ParseUint(f[1], 16, 32)
 	n, err2 := strconv.ParseUint(f[2], 10, 63)
 	body := data[nl+1:]
 	switch {
 	case err1 != nil || err2 != nil:
-		return nil, bad("header line %q malformed", data[:nl])
+		return nil, manifestErr("header line malformed")
 	case n != uint64(len(body)):
-		return nil, bad("body is %d bytes, header says %d (truncated or appended to)", len(body), n)
+		return nil, manifestErr("body length differs from the header's (truncated or appended to)")
 	case crc32.ChecksumIEEE(body) != uint32(crc):
-		return nil, bad("checksum mismatch")
+		return nil, manifestErr("checksum mismatch")
 	}
 	m, err := parseManifestBody(body)
 	if err != nil {
-		return nil, bad("%v", err)
+		return nil, err
 	}
 	if err := m.check(); err != nil {
 		return nil, err
@@ -209,9 +212,7 @@ func DecodeManifest(data []byte) (*Manifest, error) {
 // manifest's directory, parts naming real shards, range parts in strictly
 // increasing key order without overlap, one hash part per slot.
 func (m *Manifest) check() error {
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: manifest: %s", ErrCorrupt, fmt.Sprintf(format, args...))
-	}
+	bad := func(format string, args ...any) error { return manifestErr(fmt.Sprintf(format, args...)) }
 	if len(m.Shards) == 0 {
 		return bad("no shards")
 	}

@@ -117,6 +117,22 @@ func sameWalk(t *testing.T, what string, want, got walked, err1, err2 error) {
 	}
 }
 
+// zigzag moves a and b (positioned: ok1, ok2) the same random way, two
+// steps forward for one back, and checks they stay on the same row.
+func zigzag(t *testing.T, what string, r *rand.Rand, a, b *Cursor, ok1, ok2 bool) {
+	t.Helper()
+	for s := 0; s < 60 && ok1 && ok2; s++ {
+		if r.Intn(3) == 0 {
+			ok1, ok2 = a.Prev(), b.Prev()
+		} else {
+			ok1, ok2 = a.Next(), b.Next()
+		}
+		if ok1 != ok2 || !bytes.Equal(a.Key(), b.Key()) || ok1 && a.Row() != b.Row() {
+			t.Fatalf("%s zig-zag step %d: %v %x / %v %x", what, s, ok1, a.Key(), ok2, b.Key())
+		}
+	}
+}
+
 // boundKeys are keys at and around every shard boundary of the fixture, and
 // past both ends.
 func boundKeys(tbl string) [][]byte {
@@ -223,17 +239,8 @@ func TestShardedMatchesOneFile(t *testing.T) {
 				t.Fatalf("%s SeekRow(%d) differs", what, row)
 			}
 			// a zig-zag walk and batches from a random start, both directions
-			ok1, ok2 := ca.Seek(k), cb.Seek(k)
-			for s := 0; s < 40 && ok1 && ok2; s++ {
-				if r.Intn(3) == 0 {
-					ok1, ok2 = ca.Prev(), cb.Prev()
-				} else {
-					ok1, ok2 = ca.Next(), cb.Next()
-				}
-				if ok1 != ok2 || !bytes.Equal(ca.Key(), cb.Key()) || ok1 && ca.Row() != cb.Row() {
-					t.Fatalf("%s zig-zag step %d differs: start %x: %v %x %d / %v %x %d", what, s, k, ok1, ca.Key(), ca.Row(), ok2, cb.Key(), cb.Row())
-				}
-			}
+			zigzag(t, what, r, ca, cb, ca.Seek(k), cb.Seek(k))
+			var ok1, ok2 bool
 			for _, rev := range []bool{false, true} {
 				ok1, ok2 = ca.Seek(k), cb.Seek(k)
 				for ok1 && ok2 {
@@ -300,17 +307,7 @@ func TestShardedMatchesOneFile(t *testing.T) {
 					t.Fatalf("%s Count %d / %d / %d", what, n1, n2, c2)
 				}
 				// direction changes in the merge
-				ok1, ok2 := ia.Seek([]byte("c3")), ib.Seek([]byte("c3"))
-				for s := 0; s < 60 && ok1 && ok2; s++ {
-					if r.Intn(3) == 0 {
-						ok1, ok2 = ia.Prev(), ib.Prev()
-					} else {
-						ok1, ok2 = ia.Next(), ib.Next()
-					}
-					if ok1 != ok2 || !bytes.Equal(ia.Key(), ib.Key()) || ok1 && ia.Row() != ib.Row() {
-						t.Fatalf("%s merge zig-zag step %d differs", what, s)
-					}
-				}
+				zigzag(t, what, r, &ia.Cursor, &ib.Cursor, ia.Seek([]byte("c3")), ib.Seek([]byte("c3")))
 				ia.Close()
 				ib.Close()
 			}

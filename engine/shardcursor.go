@@ -187,17 +187,29 @@ func (c *Cursor) shSeek(key []byte) bool {
 	if i < 0 {
 		return c.shFirst()
 	}
-	_, b := s.st.span(s.lo, s.hi)
+	return c.shFrom(i, func(sc *Cursor) bool { return sc.Seek(key) }, false)
+}
+
+// shFrom positions the cursor with pos in part i or, when part i has no row
+// there, on the next row in the parts after it (before it, going back).
+func (c *Cursor) shFrom(i int, pos func(*Cursor) bool, back bool) bool {
 	sc, ok := c.sub(i)
 	if !ok {
 		return false
 	}
-	if sc.Seek(key) {
-		s.cur = i
+	if pos(sc) {
+		c.sh.cur = i
 		return true
 	}
-	if !c.shCheck(sc) {
-		return false
+	return c.shCheck(sc) && c.shOnward(i, back)
+}
+
+// shOnward moves to the first row in range of the parts after part i (the
+// last row of those before it, going back).
+func (c *Cursor) shOnward(i int, back bool) bool {
+	a, b := c.sh.st.span(c.sh.lo, c.sh.hi)
+	if back {
+		return c.shWalk(i-1, min(a, i)-1, (*Cursor).Last)
 	}
 	return c.shWalk(i+1, max(b, i+1), (*Cursor).First)
 }
@@ -211,23 +223,11 @@ func (c *Cursor) shSeekReverse(key []byte) bool {
 		return c.shPick(func(sc *Cursor) bool { return sc.SeekReverse(key) }, true)
 	}
 	i := s.st.part(key)
-	a, _ := s.st.span(s.lo, s.hi)
 	if i < 0 {
 		s.cur = -1
 		return false
 	}
-	sc, ok := c.sub(i)
-	if !ok {
-		return false
-	}
-	if sc.SeekReverse(key) {
-		s.cur = i
-		return true
-	}
-	if !c.shCheck(sc) {
-		return false
-	}
-	return c.shWalk(i-1, min(a, i)-1, (*Cursor).Last)
+	return c.shFrom(i, func(sc *Cursor) bool { return sc.SeekReverse(key) }, true)
 }
 
 func (c *Cursor) shSeekExact(key []byte) bool {
@@ -342,14 +342,7 @@ func (c *Cursor) shStep(back bool) bool {
 	if back && sc.Prev() || !back && sc.Next() {
 		return true
 	}
-	if !c.shCheck(sc) {
-		return false
-	}
-	a, b := s.st.span(s.lo, s.hi)
-	if back {
-		return c.shWalk(s.cur-1, min(a, s.cur)-1, (*Cursor).Last)
-	}
-	return c.shWalk(s.cur+1, max(b, s.cur+1), (*Cursor).First)
+	return c.shCheck(sc) && c.shOnward(s.cur, back)
 }
 
 func (c *Cursor) shValid() bool { return c.sh.cur >= 0 }
@@ -511,18 +504,11 @@ func (c *Cursor) shNextBatch(keys, vals [][]byte, reverse bool) int {
 			break
 		}
 		// this part is done: the next part with rows in the range, if any
-		a, b := s.st.span(s.lo, s.hi)
 		from := s.cur
-		if reverse {
-			if !c.shWalk(from-1, min(a, from)-1, (*Cursor).Last) {
-				s.cur = from // stay on the last row read
-				break
+		if !c.shOnward(from, reverse) {
+			if c.err == nil {
+				s.cur = from // the range ended: stay on the last row read
 			}
-		} else if !c.shWalk(from+1, max(b, from+1), (*Cursor).First) {
-			s.cur = from
-			break
-		}
-		if from == s.cur {
 			break
 		}
 	}

@@ -40,7 +40,8 @@ static int same(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
     return al == bl && (al == 0 || memcmp(a, b, al) == 0);
 }
 
-/* walks a cursor of each database to the end, comparing every entry */
+/* walks a cursor of each database to the end, comparing every entry, and
+ * closes both */
 static void same_walk(drydb_cursor *a, drydb_cursor *b, int back, int index) {
     int ra, rb, n = 0;
     for (;;) {
@@ -67,6 +68,8 @@ static void same_walk(drydb_cursor *a, drydb_cursor *b, int back, int index) {
     }
     CHECK(ra == DRYDB_NOTFOUND);
     (void)n;
+    OK(drydb_cursor_close(a));
+    OK(drydb_cursor_close(b));
 }
 
 int main(void) {
@@ -180,8 +183,6 @@ int main(void) {
                     OK(drydb_cursor_open(ta, lo, 8, DRYDB_INCLUSIVE, hi, 8, DRYDB_EXCLUSIVE, &ca));
                     OK(drydb_cursor_open(tb, lo, 8, DRYDB_INCLUSIVE, hi, 8, DRYDB_EXCLUSIVE, &cb));
                     same_walk(ca, cb, back, 0);
-                    OK(drydb_cursor_close(ca));
-                    OK(drydb_cursor_close(cb));
                 }
             }
         }
@@ -209,8 +210,6 @@ int main(void) {
                     OK(drydb_index_cursor_open(xa, ik, 8, DRYDB_INCLUSIVE, NULL, 0, DRYDB_UNBOUNDED, &ca));
                     OK(drydb_index_cursor_open(xb, ik, 8, DRYDB_INCLUSIVE, NULL, 0, DRYDB_UNBOUNDED, &cb));
                     same_walk(ca, cb, back, 1);
-                    OK(drydb_cursor_close(ca));
-                    OK(drydb_cursor_close(cb));
                 }
             }
         }
