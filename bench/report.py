@@ -19,6 +19,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import struct
 import subprocess
 import sys
@@ -300,10 +301,13 @@ def write_md(res, path, ref, src, shapes_png):
                     continue
                 L += ["", "### %s, %s, %s rows" % (ltitle, data, format(rows, ",")), "",
                       table(res, lang, data, rows, refs_of(res, lang, data, rows, ref)), ""]
+    L += merge_section(os.path.join(os.path.dirname(os.path.abspath(src)), "merge.txt"))
     L += ["## Stores and how each is configured", "", "| language | store | version | configuration |",
           "|---|---|---|---|"]
     for (lang, st), (ver, cfg) in sorted(configs(res).items()):
         L.append("| %s | %s | %s | %s |" % (lang, st, ver.replace("|", "/"), cfg.replace("|", "/")))
+    # after the stores: beside "Rebuild by merge", without touching its lines
+    L += [""] + live_section(os.path.join(os.path.dirname(os.path.abspath(src)), "live.jsonl"))
     L += ["", "![chart: dense keys](bench.png)", "",
           "Harness sources: `bench/shapes.py` (the key shapes), `bench/c` (one program per store: `driver.c` + "
           "`store_<name>.c`), `bench/go` (drydb's engine package, bbolt and a sorted slice in one program), "
@@ -311,6 +315,38 @@ def write_md(res, path, ref, src, shapes_png):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w") as f:
         f.write("\n".join(L))
+
+
+def merge_section(path):
+    """Rebuild by merge against a full rebuild: `go test -bench BenchmarkMerge`
+    output (bench/run writes bench/out/merge.txt), medians per case."""
+    if not os.path.exists(path):
+        return []
+    runs = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"BenchmarkMerge/(\w+)/([\w%]+)-\d+\s+\d+\s+(\d+) ns/op", line)
+            if m:
+                runs.setdefault((m.group(1), m.group(2)), []).append(int(m.group(3)))
+    if not runs:
+        return []
+    med = {k: statistics.median(v) for k, v in runs.items()}
+    L = ["## Rebuild by merge", "",
+         "Go engine, 1,000,000 int64 rows with 18-byte values: a full rebuild from sorted input against merging 1 %% "
+         "and 10 %% changes (half replaced rows, a quarter new keys, a quarter deletes, in random order) into the "
+         "built file (`engine.NewMergeBuilder`), output to `io.Discard`; median of %d runs each, in the same run "
+         "(`go test -bench BenchmarkMerge ./engine`). Targets: 1 %% ≤ 0.3×, 10 %% ≤ 0.6× the full rebuild." %
+         min(len(v) for v in runs.values()), "",
+         "| pages | full rebuild | merge 1 % | ratio | merge 10 % | ratio |", "|---|---:|---:|---:|---:|---:|"]
+    for comp in sorted({c for c, _ in med}):
+        full = med.get((comp, "full"))
+        cells = []
+        for pct in ("merge1%", "merge10%"):
+            v = med.get((comp, pct))
+            cells += [fmt_ns(v) if v else "–", "%.2f×" % (v / full) if v and full else "–"]
+        L.append("| %s | %s | %s |" % ("plain" if comp == "none" else comp, fmt_ns(full) if full else "–",
+                                       " | ".join(cells)))
+    return L + [""]
 
 
 def update_readme(res, path):
@@ -337,6 +373,30 @@ def update_readme(res, path):
 COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
           "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
           "rocksdb": "#9467bd", "bbolt": "#e377c2"}
+
+
+def live_section(path):
+    """Markdown lines for bench/out/live.jsonl (bench/c/refresh.c), if the run wrote it."""
+    try:
+        recs = [json.loads(l) for l in open(path) if l.startswith("{")]
+    except OSError:
+        return []
+    if not recs:
+        return []
+    L = ["## Live data: drydb_refresh", "",
+         "`bench/c/refresh.c`: %d rounds of renaming another file over the path and calling `drydb_refresh` "
+         "while one reader thread runs `drydb_get` on random keys. *refresh* is the time on the calling "
+         "thread (median, and the slowest round); *longest get* is the reader's slowest single get, first "
+         "as long without refreshes, then during them: on this shared 2-core machine both are set by "
+         "preemption, not by the refresh (readers never wait for it)." % recs[0]["rounds"], "",
+         "| rows | refresh, median | refresh, slowest | longest get, quiet | longest get, refreshing | gets |",
+         "|---:|---:|---:|---:|---:|---:|"]
+    for r in recs:
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            format(r["rows"], ","), fmt_ns(r["refresh_median_ns"]), fmt_ns(r["refresh_max_ns"]),
+            fmt_ns(r["get_max_quiet_ns"]), fmt_ns(r["get_max_refreshing_ns"]),
+            format(r["gets_quiet"] + r["gets_refreshing"], ",")))
+    return L + [""]
 
 
 def color_of(store):

@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "cdefs.h"
+#include "fast.h"
 */
 import "C"
 
@@ -24,10 +25,12 @@ type builderObj struct {
 	meta map[string][]byte // shared with the engine's BuilderOptions, read at build time
 	kids []uintptr
 	dead bool
-	// base is the database a merge builder reads (nil otherwise). Every
-	// call on the builder and its children is a call on base too (enter,
-	// leave at unlock): drydb_close(base) waits for one in progress, and
-	// later calls give DRYDB_CLOSED, since base's mapping is gone.
+	// base is the database version a merge builder reads (nil
+	// otherwise); the builder holds it until freed, refreshes or not.
+	// Every call on the builder and its children is a call on base too
+	// (enter, leave at unlock): drydb_close(base) waits for one in
+	// progress, and later calls give DRYDB_CLOSED, since base's mapping is
+	// gone.
 	base *dbObj
 }
 
@@ -48,7 +51,7 @@ func lockBuilder(bo *builderObj) C.int {
 		bo.mu.Unlock()
 		return failf(codeClosed, "builder is freed")
 	}
-	if bo.base != nil && !bo.base.enter() {
+	if bo.base != nil && !bo.base.enterHeld() {
 		bo.mu.Unlock()
 		return failf(codeClosed, "the merge builder's base database is closed")
 	}
@@ -138,6 +141,9 @@ func newBuilder(fn string, base *dbObj, pageSize C.uint32_t, budget C.int64_t, o
 	if h == 0 {
 		b.Close()
 		return failf(codeNoMem, "too many open handles")
+	}
+	if base != nil {
+		C.drydb__ver_acquire(base.cver, base.gen) // released by drydb_builder_free
 	}
 	*out = C.uintptr_t(h)
 	return codeOK
@@ -622,5 +628,8 @@ func drydb_builder_free(h C.uintptr_t) (rc C.int) {
 		freeHandle(k)
 	}
 	bo.kids = nil
+	if bo.base != nil {
+		C.drydb__ver_release(bo.base.cver, bo.base.gen) // a no-op once the base closed
+	}
 	return fail(bo.b.Close())
 }

@@ -3,6 +3,7 @@ package main
 /*
 #include <stdlib.h>
 #include "cdefs.h"
+#include "fast.h"
 */
 import "C"
 
@@ -104,6 +105,7 @@ func (c *cursorObj) cleanup() {
 	}
 	c.closed = true
 	c.c.Close()
+	C.drydb__ver_release(c.d.cver, c.d.gen) // a no-op once the database closed
 	c.get.free()
 	c.pk.free()
 	c.batch.free()
@@ -117,7 +119,7 @@ func getCursor(h C.uintptr_t) (*cursorObj, C.int) {
 	}
 	c := o.(*cursorObj)
 	c.mu.Lock()
-	if c.closed || !c.d.enter() {
+	if c.closed || !c.d.enterHeld() {
 		c.mu.Unlock()
 		return nil, failf(codeClosed, "cursor or its database is closed")
 	}
@@ -137,6 +139,9 @@ func newCursor(d *dbObj, ec engCursor, ic *engine.IndexCursor, enc keyenc.Encodi
 		ec.Close()
 		return failf(codeNoMem, "too many open handles")
 	}
+	// The cursor reads d until it is closed, refreshes or not. The call
+	// that opens it is inside d, so d is not reaped yet.
+	C.drydb__ver_acquire(d.cver, d.gen)
 	d.addKid(h, co.cleanup)
 	*out = C.uintptr_t(h)
 	return codeOK
@@ -233,7 +238,7 @@ func drydb_cursor_close(h C.uintptr_t) (rc C.int) {
 	c := o.(*cursorObj)
 	// While we are inside the database, its close waits for us; if it is
 	// already closing, it frees this cursor itself.
-	if !c.d.enter() {
+	if !c.d.enterHeld() {
 		return codeOK
 	}
 	defer c.d.leave()

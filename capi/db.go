@@ -3,42 +3,49 @@ package main
 /*
 #include <stdlib.h>
 #include "cdefs.h"
+#include "fast.h"
 */
 import "C"
 
 import (
-	"runtime"
+	"fmt"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
-	"time"
+	"syscall"
 	"unsafe"
 
 	"github.com/drydb/drydb/engine"
 	"github.com/drydb/drydb/internal/osfile"
 )
 
-// dbObj is an open database and everything handed out for it.
+// dbObj is one version of an open database: a mapped file (or the caller's
+// memory) with what was handed out for it. A database handle names a
+// dbRoot (live.go), whose current version changes at drydb_refresh; calls
+// resolve it on entry (dbRoot.enter) and keep the version they entered
+// until they return.
 type dbObj struct {
+	r       *dbRoot
 	db      *engine.DB
 	mapping []byte  // our own mmap of the file; nil for drydb_open_memory
 	file    *file   // the mapped file, kept open to tell whether it changed
 	lo, hi  uintptr // address range of the image: data inside is returned zero-copy
-	handle  uintptr
 
-	// active counts calls in progress; closed stops new ones. drydb_close
-	// sets closed and then waits for active to drain before unmapping, so a
-	// close racing with reads on other threads is safe.
-	active atomic.Int64
-	closed atomic.Bool
+	// active counts calls in progress on this version. A call enters only
+	// while the database is open and the version not retired (replaced by
+	// a refresh); the version is unmapped only once active is 0 and its C
+	// struct's reference count (threads, cursors, merge builders) is 0.
+	active  atomic.Int64
+	retired atomic.Bool
+	cver    *C.struct_drydb__ver // the reference count (fast.c, "versions")
+	gen     C.uint32_t
+	vhandle uintptr // kindVersion handle: how the published C pointer finds this object
+	seq     uint64  // how many refreshes made a new version before this one
 
-	names   []*C.char            // table names, C strings freed at close
-	ixNames map[string][]*C.char // index names per table, freed at close
+	names   []*C.char            // table names, C strings freed at reap
+	ixNames map[string][]*C.char // index names per table, freed at reap
 	meta    map[string]cbuf      // metadata values copied to C memory
 	info    engine.Info          // cached: Info() copies a map
-	mu      sync.Mutex           // guards the maps below
-	tabs    map[string]uintptr   // table handles (one per name)
-	kids    map[uintptr]func()   // every child handle with its cleanup
+	views   map[string]*tableObj // the tables of this version, by name
 }
 
 // cbuf is a block of C memory.
@@ -47,13 +54,24 @@ type cbuf struct {
 	n int
 }
 
-// enter admits a call unless the database is closed; pair with leave.
-// The increment comes before the check, and close sets closed before
-// reading active (both sequentially consistent), so either the call sees
-// closed or close sees the call.
+// enter admits a call unless the database is closed or the version
+// retired; pair with leave. The increment comes before the checks, and
+// close and refresh set their flag before reading active (all sequentially
+// consistent), so either the call sees the flag or they see the call.
 func (d *dbObj) enter() bool {
 	d.active.Add(1)
-	if d.closed.Load() {
+	if d.r.closed.Load() || d.retired.Load() {
+		d.active.Add(-1)
+		return false
+	}
+	return true
+}
+
+// enterHeld admits a call on a version that the caller holds a reference
+// to (a cursor, a merge builder): it may be retired, but not closed.
+func (d *dbObj) enterHeld() bool {
+	d.active.Add(1)
+	if d.r.closed.Load() {
 		d.active.Add(-1)
 		return false
 	}
@@ -75,15 +93,15 @@ func (d *dbObj) inImage(b []byte) bool {
 // addKid registers a child handle and the cleanup run when the database
 // closes first.
 func (d *dbObj) addKid(h uintptr, cleanup func()) {
-	d.mu.Lock()
-	d.kids[h] = cleanup
-	d.mu.Unlock()
+	d.r.mu.Lock()
+	d.r.kids[h] = cleanup
+	d.r.mu.Unlock()
 }
 
 func (d *dbObj) dropKid(h uintptr) {
-	d.mu.Lock()
-	delete(d.kids, h)
-	d.mu.Unlock()
+	d.r.mu.Lock()
+	delete(d.r.kids, h)
+	d.r.mu.Unlock()
 }
 
 // maxLen bounds every length crossing the API (DRYDB_MAX_LEN).
@@ -136,17 +154,13 @@ func cptr(b []byte) *C.uint8_t {
 	return (*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(b)))
 }
 
-// getDB resolves a database handle and enters it.
+// getDB resolves a database handle and enters its current version.
 func getDB(h C.uintptr_t) (*dbObj, C.int) {
 	o, code := lookup(uintptr(h), kindDB)
 	if code != codeOK {
 		return nil, handleErr(code, kindDB)
 	}
-	d := o.(*dbObj)
-	if !d.enter() {
-		return nil, failf(codeClosed, "database is closed")
-	}
-	return d, codeOK
+	return o.(*dbRoot).enter()
 }
 
 func openOptions(flags C.uint32_t, cacheBytes C.int64_t) (*engine.Options, C.int) {
@@ -169,36 +183,69 @@ func drydb_open(path *C.char, flags C.uint32_t, cacheBytes C.int64_t, out *C.uin
 	if rc != codeOK {
 		return rc
 	}
-	// Map the file here rather than in engine.Open, so that this package
-	// knows the address range of the image: values inside it go to C
-	// zero-copy, anything else is copied out of Go memory.
 	name := C.GoString(path)
-	fl, err := openFile(name)
+	d, err := openPath(name, opts)
 	if err != nil {
 		return fail(err)
 	}
+	return newRoot(d, name, opts, out)
+}
+
+// openPath maps the file at name and opens it as a version. The file is
+// mapped here rather than in engine.Open, so that this package knows the
+// address range of the image: values inside it go to C zero-copy, anything
+// else is copied out of Go memory.
+func openPath(name string, opts *engine.Options) (*dbObj, error) {
+	fl, err := openFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("drydb: %w", err)
+	}
+	return openFileVersion(fl, opts)
+}
+
+// openFileVersion is openPath for a file already open; it closes fl on
+// failure.
+func openFileVersion(fl *file, opts *engine.Options) (*dbObj, error) {
+	name := fl.name
 	if int64(int(fl.Size)) != fl.Size || fl.Size > 1<<46 {
 		fl.close()
-		return failf(codeTooLarge, "file %s of %d bytes is too large to map", name, fl.Size)
+		return nil, fmt.Errorf("%w: file %s of %d bytes is too large to map", engine.ErrTooLarge, name, fl.Size)
 	}
 	data, err := fl.Map() // nil for an empty file
 	if err != nil {
 		fl.close()
-		return failf(codeIO, "mapping %s: %v", name, err)
+		return nil, fmt.Errorf("drydb: mapping %s: %w", name, err)
 	}
-	if engine.IsManifest(data) { // a sharded database: the engine opens its shards
+	if engine.IsManifest(data) {
 		osfile.Unmap(data)
-		fl.close()
-		return openManifest(name, opts, out)
+		return openManifestVersion(fl, opts)
 	}
-	rc = openImage(data, fl, opts, out)
-	if rc != codeOK {
+	d, err := openVersion(data, fl, opts)
+	if err != nil {
 		if data != nil {
 			osfile.Unmap(data)
 		}
 		fl.close()
 	}
-	return rc
+	return d, err
+}
+
+// openManifestVersion opens a sharded database (engine.OpenManifest; fl is
+// the manifest, kept open for refresh to tell whether the path changed).
+// Its values lie in the shards' mappings, outside any image of this
+// package: they are copied out, and no C fast path is registered
+// (Table.Layout says no).
+func openManifestVersion(fl *file, opts *engine.Options) (*dbObj, error) {
+	db, err := engine.OpenManifest(fl.name, opts)
+	if err != nil {
+		fl.close()
+		return nil, err
+	}
+	d, err := newVersion(db, nil, fl)
+	if err != nil {
+		fl.close()
+	}
+	return d, err
 }
 
 //export drydb_open_memory
@@ -215,46 +262,49 @@ func drydb_open_memory(data unsafe.Pointer, n C.size_t, flags C.uint32_t, cacheB
 	if rc != codeOK {
 		return rc
 	}
-	return openImage(b, nil, opts, out)
+	d, err := openVersion(b, nil, opts)
+	if err != nil {
+		return fail(err)
+	}
+	return newRoot(d, "", opts, out)
 }
 
-// openImage opens the database in data: a mapping of fl, or the caller's
-// memory when fl is nil.
-func openImage(data []byte, fl *file, opts *engine.Options, out *C.uintptr_t) (rc C.int) {
+// openVersion opens the database in data: a mapping of fl, or the caller's
+// memory when fl is nil. On success the version owns data and fl.
+func openVersion(data []byte, fl *file, opts *engine.Options) (d *dbObj, err error) {
 	defer debug.SetPanicOnFault(faults())
 	db, err := engine.OpenBytes(data, opts)
 	if err != nil {
-		return fail(err)
+		return nil, err
 	}
-	return register(db, data, fl, out)
+	return newVersion(db, data, fl)
 }
 
-// openManifest opens a sharded database (engine.OpenManifest). Its values
-// lie in the shards' mappings, outside any image of ours: they are copied
-// out, and no C fast path is registered (Table.Layout says no).
-func openManifest(path string, opts *engine.Options, out *C.uintptr_t) (rc C.int) {
-	db, err := engine.OpenManifest(path, opts)
-	if err != nil {
-		return fail(err)
-	}
-	return register(db, nil, nil, out)
-}
-
-// register makes a handle for an open database.
-func register(db *engine.DB, data []byte, fl *file, out *C.uintptr_t) (rc C.int) {
-	d := &dbObj{db: db, tabs: map[string]uintptr{}, kids: map[uintptr]func(){}, meta: map[string]cbuf{}}
+// newVersion makes the version of an open database (data: its image, nil
+// for a sharded one).
+func newVersion(db *engine.DB, data []byte, fl *file) (d *dbObj, err error) {
+	d = &dbObj{db: db, meta: map[string]cbuf{}, views: map[string]*tableObj{}}
 	if fl != nil {
 		d.mapping, d.file = data, fl
 	}
-	if len(data) > 0 {
-		d.lo = uintptr(unsafe.Pointer(unsafe.SliceData(data)))
-		d.hi = d.lo + uintptr(len(data))
+	// A DryDB 1.4 file was translated into an image of the DB's own, outside
+	// the Go heap (engine/open14.go): values lie there, and nothing is read
+	// from data after the open (its mapping goes once the version is made;
+	// the file stays open for refresh to tell whether the path changed).
+	img := data
+	if own := db.OwnImage(); own != nil {
+		img = own
+	}
+	if len(img) > 0 {
+		d.lo = uintptr(unsafe.Pointer(unsafe.SliceData(img)))
+		d.hi = d.lo + uintptr(len(img))
 	}
 	d.info = db.Info()
 	d.ixNames = map[string][]*C.char{}
 	for _, n := range db.Tables() {
 		d.names = append(d.names, C.CString(n))
 		t, _ := db.Table(n)
+		d.views[n] = newView(d, t)
 		for _, ix := range t.Indexes() {
 			d.ixNames[n] = append(d.ixNames[n], C.CString(ix))
 		}
@@ -267,29 +317,38 @@ func register(db *engine.DB, data []byte, fl *file, out *C.uintptr_t) (rc C.int)
 			d.meta[k] = cbuf{p: (*C.uint8_t)(p), n: -len(v) - 1} // negative: owned
 		}
 	}
-	d.handle = newHandle(kindDB, d)
-	if d.handle == 0 {
-		d.file = nil // the caller closes it
+	if d.cver = C.drydb__ver_new(&d.gen); d.cver == nil {
+		d.file = nil // the caller closes it and unmaps
+		d.mapping = nil
 		d.release()
-		return failf(codeNoMem, "too many open handles")
+		return nil, fmt.Errorf("drydb: %w", syscall.ENOMEM)
 	}
-	if d.file != nil {
+	if d.vhandle = newHandle(kindVersion, d); d.vhandle == 0 {
+		d.file, d.mapping = nil, nil
+		d.release()
+		return nil, fmt.Errorf("drydb: %w: too many open handles", syscall.ENOMEM)
+	}
+	d.cver.goh = C.uint64_t(d.vhandle)
+	if d.mapping != nil && db.OwnImage() != nil {
+		osfile.Unmap(d.mapping)
+		d.mapping = nil
+	} else if d.file != nil {
 		openFiles.Store(d, d.file)
 	}
-	*out = C.uintptr_t(d.handle)
-	return codeOK
+	return d, nil
 }
 
-// release frees what the database owns; it runs once no call is active.
+// release frees what the version owns; it runs once nothing uses it (reap,
+// close).
 func (d *dbObj) release() {
-	d.mu.Lock()
-	kids := d.kids
-	d.kids = map[uintptr]func(){}
-	d.mu.Unlock()
-	for h, cleanup := range kids {
-		if freeHandle(h) && cleanup != nil {
-			cleanup()
-		}
+	if d.vhandle != 0 {
+		freeHandle(d.vhandle)
+		d.vhandle = 0
+	}
+	if d.cver != nil {
+		// Kept: cursors and builders release it later, a no-op then (the
+		// struct's gen has moved on).
+		C.drydb__ver_reap(d.cver, d.gen, 1)
 	}
 	d.db.Close()
 	if d.mapping != nil {
@@ -317,6 +376,7 @@ func (d *dbObj) release() {
 		}
 	}
 	d.meta = nil
+	d.views = nil
 }
 
 //export drydb_close
@@ -332,20 +392,11 @@ func drydb_close(h C.uintptr_t) (rc C.int) {
 	if code != codeOK {
 		return handleErr(code, kindDB)
 	}
-	d := o.(*dbObj)
+	r := o.(*dbRoot)
 	if !freeHandle(uintptr(h)) {
 		return codeOK // another thread is closing it
 	}
-	d.closed.Store(true)
-	// Calls are short (no call blocks on the host), so polling is enough.
-	for spins := 0; d.active.Load() != 0; spins++ {
-		if spins < 100 {
-			runtime.Gosched()
-		} else {
-			time.Sleep(50 * time.Microsecond)
-		}
-	}
-	d.release()
+	r.close()
 	return codeOK
 }
 

@@ -6,13 +6,16 @@
  * root, depth, page region, page size and its bitmap of pages it has
  * already checked (checksum + structure). This file searches that tree in
  * place, reading only pages whose bit is set, so it trusts exactly what the
- * engine's own accessors trust. Anything else (a page not yet checked, an
- * overflow value, a key the encoding refuses, a closed or unknown handle)
+ * engine's own accessors trust. A compressed table's branch pages are plain
+ * pages too, and its leaves, once decoded, sit in the engine's page cache,
+ * which C reads under the engine's pin protocol (cache_leaf). Anything else
+ * (a page not yet checked, a leaf not in the cache, an overflow value, a key
+ * the encoding refuses, a closed or unknown handle)
  * goes to the Go implementation (drydb__get_go, drydb__get_many_go), which
  * checks the page, sets its bit, reports errors and sets drydb_errmsg().
  * The answers are the same either way; only the cost differs.
  *
- * Lifetimes: a table handle of a plain table owns a struct drydb__ft,
+ * Lifetimes: a table handle owns a struct drydb__ft,
  * registered in a slot table indexed like the Go handle table. A reader
  * announces itself in one of several counters (striped by CPU so that
  * threads on different cores do not share a cache line), then checks the
@@ -80,6 +83,9 @@ struct drydb__ft {
     const _Atomic uint64_t *cache_hints;
     uint32_t hint_shift;
     uint64_t cache_slots, cache_tag;
+    const uintptr_t *cur; /* the database's current version */
+    struct drydb__ver *ver; /* the version this layout reads */
+    uint32_t vgen;
     struct drydb__ft *next_free;
     struct { _Atomic int64_t n; char pad[56]; } active[STRIPES];
 };
@@ -193,6 +199,9 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->hint_shift = l->hint_shift;
     ft->cache_slots = l->cache_slots;
     ft->cache_tag = l->cache_tag;
+    ft->cur = l->cur;
+    ft->ver = l->ver;
+    ft->vgen = l->vgen;
     ft->next_free = NULL;
     atomic_store(&ft->handle, handle);
     atomic_store(&chunk[i & ((1u << DRYDB__H_CHUNK_BITS) - 1)], ft);
@@ -242,17 +251,30 @@ static inline int stripe(void) {
     return c < 0 ? 0 : c & (STRIPES - 1);
 }
 
+/* current: whether ft's layout belongs to its database's current version.
+ * A refresh installs the new version's layouts, publishes the version, and
+ * only then closes the old layouts (waiting for their readers): a reader
+ * that finds a layout of another version falls back to Go, which answers
+ * from the current one, so every answer comes from the version that was
+ * current when the call checked. */
+static inline int current(const struct drydb__ft *ft) {
+    return __atomic_load_n(ft->cur, __ATOMIC_SEQ_CST) == (uintptr_t)ft->ver;
+}
+
 /* GUARDED runs `call` (an expression that sets rc) as a fast-path reader
  * of ft: it announces the reader, checks that the table is still open under
- * handle h, and arms the fault guard. rc is FALLBACK when the table closed
- * or a fault jumped back (whatever the call had set: the Go path answers
- * again from scratch). */
+ * handle h and reads the current version, makes the calling thread hold
+ * that version (what the call returns points into it), and arms the fault
+ * guard. rc is FALLBACK when the table closed, the version changed or a
+ * fault jumped back (whatever the call had set: the Go path answers again
+ * from scratch). */
 #define GUARDED(ft, h, rc, call)                                              \
     do {                                                                      \
         int s_ = stripe();                                                    \
         atomic_fetch_add(&(ft)->active[s_].n, 1);                             \
-        if (atomic_load(&(ft)->handle) == (h)) {                              \
+        if (atomic_load(&(ft)->handle) == (h) && current(ft)) {               \
             fault_buf jb_;                                                    \
+            drydb__ver_hold((ft)->ver, (ft)->vgen);                           \
             if (fault_try(jb_) == 0) {                                        \
                 fault_arm(jb_);                                               \
                 call;                                                         \
@@ -271,7 +293,7 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_hold(uint64_t h, int *s) {
     if (ft == NULL) return NULL;
     *s = stripe();
     atomic_fetch_add(&ft->active[*s].n, 1); /* then check, as GUARDED */
-    if (atomic_load(&ft->handle) == h) return ft;
+    if (atomic_load(&ft->handle) == h && current(ft)) return ft;
     atomic_fetch_sub_explicit(&ft->active[*s].n, 1, memory_order_release);
     return NULL;
 }
@@ -285,6 +307,144 @@ DRYDB__HIDDEN void drydb__fault_arm(drydb__fault_buf *jb) { fault_jmp = jb; }
 #else
 DRYDB__HIDDEN void drydb__fault_arm(drydb__fault_buf *jb) { (void)jb; }
 #endif
+
+/* ---- versions (fast.h's struct drydb__ver; live.go) ----
+ *
+ * A call that returns pointers into the file makes its thread hold the
+ * version it read: the thread's one hold moves to another version only at
+ * its next call (or its exit), so what a call returned stays mapped until
+ * the same thread calls again, however many refreshes happen meanwhile. A
+ * version replaced by a refresh is unmapped (live.go's reap, at the next
+ * refresh or the close) once nothing holds it. Every change of a word is a
+ * compare-and-swap that checks gen: a hold or release that meets a recycled
+ * struct (its database closed meanwhile) does nothing. */
+
+static pthread_mutex_t ver_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct drydb__ver *ver_free;
+#ifndef _WIN32
+#define TLS_IE __attribute__((tls_model("initial-exec"))) /* as fault_jmp: no call per access */
+#else
+#define TLS_IE
+#endif
+static __thread struct {
+    struct drydb__ver *ver;
+    uint32_t gen;
+    int key_set;
+} held TLS_IE;
+static pthread_key_t held_key;
+static pthread_once_t held_once = PTHREAD_ONCE_INIT;
+
+#define VER_GEN(w) ((uint32_t)((w) >> 32))
+#define VER_REFS(w) ((uint32_t)(w))
+
+/* at thread exit: the thread's hold goes with it */
+static void held_exit(void *unused) {
+    (void)unused;
+    drydb__ver_unhold();
+}
+
+static void held_init(void) { pthread_key_create(&held_key, held_exit); }
+
+DRYDB__HIDDEN struct drydb__ver *drydb__ver_new(uint32_t *gen) {
+    pthread_mutex_lock(&ver_mu);
+    struct drydb__ver *v = ver_free;
+    if (v != NULL) ver_free = v->next_free;
+    pthread_mutex_unlock(&ver_mu);
+    if (v == NULL && (v = calloc(1, sizeof *v)) == NULL) return NULL;
+    v->next_free = NULL;
+    uint64_t w = __atomic_load_n(&v->word, __ATOMIC_SEQ_CST);
+    *gen = VER_GEN(w);
+    __atomic_store_n(&v->word, (uint64_t)*gen << 32 | 1, __ATOMIC_SEQ_CST); /* the owner */
+    return v;
+}
+
+/* acquire adds a reference unless the struct was recycled (gen changed). */
+DRYDB__HIDDEN int drydb__ver_acquire(struct drydb__ver *v, uint32_t gen) {
+    uint64_t w = __atomic_load_n(&v->word, __ATOMIC_SEQ_CST);
+    while (VER_GEN(w) == gen) {
+        if (__atomic_compare_exchange_n(&v->word, &w, w + 1, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return 1;
+    }
+    return 0;
+}
+
+DRYDB__HIDDEN void drydb__ver_release(struct drydb__ver *v, uint32_t gen) {
+    uint64_t w = __atomic_load_n(&v->word, __ATOMIC_SEQ_CST);
+    while (VER_GEN(w) == gen && VER_REFS(w) > 0) {
+        if (__atomic_compare_exchange_n(&v->word, &w, w - 1, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+    }
+}
+
+/* hold makes v the calling thread's held version (the caller knows v is
+ * alive: it is inside a call that keeps v from being reaped). The common
+ * case, the thread already holds v, costs two thread-local loads. */
+DRYDB__HIDDEN void drydb__ver_hold(struct drydb__ver *v, uint32_t gen) {
+    if (held.ver == v && held.gen == gen) return;
+    if (!held.key_set) {
+        pthread_once(&held_once, held_init);
+        pthread_setspecific(held_key, (void *)1);
+        held.key_set = 1;
+    }
+    drydb__ver_unhold();
+    if (drydb__ver_acquire(v, gen)) {
+        held.ver = v;
+        held.gen = gen;
+    }
+}
+
+DRYDB__HIDDEN void drydb__ver_unhold(void) {
+    struct drydb__ver *v = held.ver;
+    if (v == NULL) return;
+    held.ver = NULL;
+    drydb__ver_release(v, held.gen);
+}
+
+/* reap recycles v if nothing holds it (refs 0), or in any case with force
+ * (the database is closing: what it returned is invalid from then on); the
+ * gen changes first, so a late release finds another struct. */
+DRYDB__HIDDEN int drydb__ver_reap(struct drydb__ver *v, uint32_t gen, int force) {
+    uint64_t w = __atomic_load_n(&v->word, __ATOMIC_SEQ_CST);
+    for (;;) {
+        if (VER_GEN(w) != gen || (!force && VER_REFS(w) != 0)) return 0;
+        uint64_t next = (uint64_t)(uint32_t)(gen + 1) << 32;
+        if (__atomic_compare_exchange_n(&v->word, &w, next, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) break;
+    }
+    pthread_mutex_lock(&ver_mu);
+    v->next_free = ver_free;
+    ver_free = v;
+    pthread_mutex_unlock(&ver_mu);
+    return 1;
+}
+
+DRYDB__HIDDEN uint32_t drydb__ver_refs(struct drydb__ver *v, uint32_t gen) {
+    uint64_t w = __atomic_load_n(&v->word, __ATOMIC_SEQ_CST);
+    return VER_GEN(w) == gen ? VER_REFS(w) : 0;
+}
+
+/* Databases' structs are recycled like versions': a call that read a
+ * database's struct just before its close reads memory that stays valid. */
+static struct drydb__dbc *dbc_free;
+
+DRYDB__HIDDEN struct drydb__dbc *drydb__dbc_new(void) {
+    pthread_mutex_lock(&ver_mu);
+    struct drydb__dbc *c = dbc_free;
+    if (c != NULL) dbc_free = c->next_free;
+    pthread_mutex_unlock(&ver_mu);
+    if (c == NULL) c = calloc(1, sizeof *c);
+    if (c != NULL) c->next_free = NULL;
+    return c;
+}
+
+DRYDB__HIDDEN void drydb__dbc_free(struct drydb__dbc *c) {
+    __atomic_store_n(&c->cur, 0, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&ver_mu);
+    c->next_free = dbc_free;
+    dbc_free = c;
+    pthread_mutex_unlock(&ver_mu);
+}
+
+DRYDB__HIDDEN void drydb__dbc_publish(struct drydb__dbc *c, struct drydb__ver *v) {
+    __atomic_store_n(&c->cur, (uintptr_t)v, __ATOMIC_SEQ_CST);
+}
 
 /* ---- reading pages (the layout is docs/FORMAT.md's) ---- */
 

@@ -77,6 +77,11 @@ struct drydb__layout {
     const uint64_t *cache_hints;
     uint32_t hint_shift;
     uint64_t cache_slots, cache_tag;
+    /* the version the layout belongs to, and where the database publishes
+     * its current one: the fast path answers only while they agree */
+    const uintptr_t *cur;
+    struct drydb__ver *ver;
+    uint32_t vgen;
 };
 
 struct drydb__ft;
@@ -108,4 +113,34 @@ int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, 
 int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, const uint8_t **keys, size_t *klens,
                       const uint8_t **vals, size_t *vlens, size_t *n);
+/* Versions (live.go; the protocol is fast.c's, "Versions"). A version is one
+ * mapped file of an open database. Its word is gen << 32 | refs, read and
+ * written with atomics only: refs counts the version's owner (the database,
+ * until a refresh retires it), every thread whose last call used it and
+ * every cursor on it; gen changes when the struct is recycled, so that a
+ * stale hold or release is recognised and ignored. Structs are recycled,
+ * never freed. */
+struct drydb__ver {
+    uint64_t word;
+    uint64_t goh; /* the Go handle of the version (live.go) */
+    struct drydb__ver *next_free;
+};
+
+/* Where a database publishes its current version (a struct drydb__ver *,
+ * read and written with atomics). */
+struct drydb__dbc {
+    uintptr_t cur;
+    struct drydb__dbc *next_free;
+};
+
+struct drydb__ver *drydb__ver_new(uint32_t *gen);
+int drydb__ver_acquire(struct drydb__ver *v, uint32_t gen);
+void drydb__ver_release(struct drydb__ver *v, uint32_t gen);
+void drydb__ver_hold(struct drydb__ver *v, uint32_t gen);
+void drydb__ver_unhold(void);
+int drydb__ver_reap(struct drydb__ver *v, uint32_t gen, int force);
+uint32_t drydb__ver_refs(struct drydb__ver *v, uint32_t gen);
+void drydb__dbc_publish(struct drydb__dbc *c, struct drydb__ver *v);
+struct drydb__dbc *drydb__dbc_new(void);    /* recycled, never freed */
+void drydb__dbc_free(struct drydb__dbc *c);
 #endif

@@ -31,6 +31,7 @@ const (
 	kindBuilder
 	kindTBuilder
 	kindIBuilder
+	kindVersion // internal: a version of a database (live.go), never given to C
 )
 
 // The bit layout is shared with the C fast path (fast.h), which finds a
@@ -88,6 +89,8 @@ func (k kind) String() string {
 		return "table builder"
 	case kindIBuilder:
 		return "index builder"
+	case kindVersion:
+		return "version"
 	}
 	return "unknown"
 }

@@ -12,6 +12,44 @@
 
 const uint8_t drydb__empty[1] = {0};
 
+/* The info structures' layouts are part of the ABI (drydb.h gives every
+ * offset for bindings that declare them by hand): the library does not
+ * build if the compiler lays them out otherwise. Python and C# check their
+ * copies against the header's comments (test_header.py, HeaderTests.cs). */
+#include <stddef.h>
+#define LAYOUT(type, field, off) _Static_assert(offsetof(struct type, field) == (off), #type "." #field)
+LAYOUT(drydb_db_info, page_size, 4);
+LAYOUT(drydb_db_info, file_size, 8);
+LAYOUT(drydb_db_info, created_unix_ns, 16);
+LAYOUT(drydb_db_info, build_id, 24);
+LAYOUT(drydb_db_info, table_count, 40);
+LAYOUT(drydb_db_info, map_addr, 48);
+LAYOUT(drydb_db_info, map_len, 56);
+LAYOUT(drydb_db_info, reserved, 64);
+_Static_assert(sizeof(struct drydb_db_info) == DRYDB_DB_INFO_SIZE, "drydb_db_info size");
+LAYOUT(drydb_table_info, nparts, 4);
+LAYOUT(drydb_table_info, parts, 8);
+LAYOUT(drydb_table_info, rows, 24);
+LAYOUT(drydb_table_info, index_count, 32);
+LAYOUT(drydb_table_info, compression, 36);
+LAYOUT(drydb_table_info, level, 40);
+LAYOUT(drydb_table_info, flags, 44);
+LAYOUT(drydb_table_info, reserved, 48);
+_Static_assert(sizeof(struct drydb_table_info) == DRYDB_TABLE_INFO_SIZE, "drydb_table_info size");
+LAYOUT(drydb_index_info, nparts, 4);
+LAYOUT(drydb_index_info, parts, 8);
+LAYOUT(drydb_index_info, entries, 24);
+LAYOUT(drydb_index_info, unique, 32);
+LAYOUT(drydb_index_info, reserved0, 36);
+LAYOUT(drydb_index_info, reserved, 40);
+_Static_assert(sizeof(struct drydb_index_info) == DRYDB_INDEX_INFO_SIZE, "drydb_index_info size");
+LAYOUT(drydb_cache_stats, misses, 8);
+LAYOUT(drydb_cache_stats, evictions, 16);
+LAYOUT(drydb_cache_stats, bytes, 24);
+LAYOUT(drydb_cache_stats, reserved, 32);
+_Static_assert(sizeof(struct drydb_cache_stats) == DRYDB_CACHE_STATS_SIZE, "drydb_cache_stats size");
+#undef LAYOUT
+
 #define ERRMSG_CAP 4096
 
 struct tls {

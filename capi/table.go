@@ -7,7 +7,6 @@ package main
 import "C"
 
 import (
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -17,13 +16,14 @@ import (
 	"github.com/drydb/drydb/engine/keyenc"
 )
 
+// tableObj is a table in one version of a database (dbObj.views); a table
+// handle names a tableRef (live.go), resolved at each call.
 type tableObj struct {
-	d      *dbObj
-	t      *engine.Table
-	plain  bool // uncompressed: every value lies in the mapping
-	enc    keyenc.Encoding
-	handle uintptr
-	ixs    map[string]uintptr // index handles, guarded by d.mu
+	d     *dbObj
+	t     *engine.Table
+	plain bool // uncompressed: every value lies in the mapping
+	enc   keyenc.Encoding
+	ixv   map[string]*indexObj // the table's indexes in this version
 }
 
 type indexObj struct {
@@ -33,26 +33,56 @@ type indexObj struct {
 	enc keyenc.Encoding
 }
 
+// newView makes the objects of table t of version d.
+func newView(d *dbObj, t *engine.Table) *tableObj {
+	c := t.Compression()
+	to := &tableObj{d: d, t: t, enc: t.Encoding(), ixv: map[string]*indexObj{}, plain: c.Kind == engine.CompressNone && c.Filter == ""}
+	for _, n := range t.Indexes() {
+		ix, _ := t.Index(n)
+		to.ixv[n] = &indexObj{d: d, tbl: to, ix: ix, enc: ix.Encoding()}
+	}
+	return to
+}
+
+// getTable resolves a table handle in the current version and enters it.
 func getTable(h C.uintptr_t) (*tableObj, C.int) {
 	o, code := lookup(uintptr(h), kindTable)
 	if code != codeOK {
 		return nil, handleErr(code, kindTable)
 	}
-	t := o.(*tableObj)
-	if !t.d.enter() {
-		return nil, failf(codeClosed, "database is closed")
+	ref := o.(*tableRef)
+	d, rc := ref.r.enter()
+	if rc != codeOK {
+		return nil, rc
+	}
+	t := d.views[ref.name]
+	if t == nil {
+		d.leave()
+		return nil, failf(codeNoTable, "table %q is not in the version of the database now current (a refresh replaced the file)", ref.name)
 	}
 	return t, codeOK
 }
 
+// getIndex resolves an index handle in the current version and enters it.
 func getIndex(h C.uintptr_t) (*indexObj, C.int) {
 	o, code := lookup(uintptr(h), kindIndex)
 	if code != codeOK {
 		return nil, handleErr(code, kindIndex)
 	}
-	x := o.(*indexObj)
-	if !x.d.enter() {
-		return nil, failf(codeClosed, "database is closed")
+	ref := o.(*indexRef)
+	d, rc := ref.t.r.enter()
+	if rc != codeOK {
+		return nil, rc
+	}
+	t := d.views[ref.t.name]
+	if t == nil {
+		d.leave()
+		return nil, failf(codeNoTable, "table %q of index %q is not in the version of the database now current (a refresh replaced the file)", ref.t.name, ref.name)
+	}
+	x := t.ixv[ref.name]
+	if x == nil {
+		d.leave()
+		return nil, failf(codeNoIndex, "index %q of table %q is not in the version of the database now current (a refresh replaced the file)", ref.name, ref.t.name)
 	}
 	return x, codeOK
 }
@@ -69,67 +99,30 @@ func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		return failf(codeInvalid, "drydb_table_open: NULL name or out")
 	}
 	n := C.GoString(name)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if th, ok := d.tabs[n]; ok {
-		*out = C.uintptr_t(th)
+	r := d.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if ref, ok := r.tabs[n]; ok {
+		*out = C.uintptr_t(ref.handle)
 		return codeOK
 	}
-	t, err := d.db.Table(n)
-	if err != nil {
-		return fail(err)
+	// The version current now, not d: a refresh publishes under r.mu, so
+	// the fast path below is set up for the version calls will find.
+	cur := r.current()
+	if cur == nil || cur.views[n] == nil {
+		return failf(codeNoTable, "no table %q", n)
 	}
-	c := t.Compression()
-	to := &tableObj{d: d, t: t, enc: t.Encoding(), ixs: map[string]uintptr{}, plain: c.Kind == engine.CompressNone && c.Filter == ""}
-	to.handle = newHandle(kindTable, to)
-	if to.handle == 0 {
+	ref := &tableRef{r: r, name: n, ixs: map[string]uintptr{}}
+	ref.handle = newHandle(kindTable, ref)
+	if ref.handle == 0 {
 		return failf(codeNoMem, "too many open handles")
 	}
-	d.tabs[n] = to.handle
-	d.kids[to.handle] = nil
-	if l, ok := t.Layout(); ok {
-		// drydb_get answers in C while the pages on its way are checked
-		// (and, for a compressed table, while its leaf is in the cache).
-		cl := C.struct_drydb__layout{
-			data: (*C.uint8_t)(l.Data), verified: (*C.uint64_t)(l.Verified),
-			root: C.uint64_t(l.Root), depth: C.uint64_t(l.Depth), first: C.uint64_t(l.FirstPage),
-			last: C.uint64_t(l.LastPage), rows: C.uint64_t(l.Rows), pshift: C.uint32_t(l.PageShift), kind: C.int(l.Encoding),
-		}
-		if l.Key8 {
-			cl.key8 = 1
-		}
-		if c := l.Cache; c != nil {
-			// Compressed table: C takes cache hits itself. The cache's
-			// memory is outside the Go heap and lives until the database
-			// closes, after the fast path (drydb_close's order).
-			cl.cache_mem = (*C.uint8_t)(c.Mem)
-			cl.cache_words = (*C.struct_drydb__slot_words)(c.Words)
-			cl.cache_hints = (*C.uint64_t)(c.Hints)
-			cl.hint_shift = C.uint32_t(c.HintShift)
-			cl.cache_slots = C.uint64_t(c.Slots)
-			cl.cache_tag = C.uint64_t(c.Tag)
-		}
-		cl.nparts = C.int(len(to.enc.Parts))
-		for i, k := range to.enc.Parts {
-			cl.parts[i] = C.uint8_t(k)
-		}
-		// The bitmap is Go memory that C keeps: pinned until the fast
-		// path is closed (the collector does not move objects, but the
-		// cgo rules want it said).
-		var pin runtime.Pinner
-		if l.Verified != nil {
-			pin.Pin(l.Verified)
-		}
-		if ft := C.drydb__fast_open(C.uint64_t(to.handle), &cl); ft != nil {
-			d.kids[to.handle] = func() {
-				C.drydb__fast_close(ft)
-				pin.Unpin()
-			}
-		} else {
-			pin.Unpin()
-		}
-	}
-	*out = C.uintptr_t(to.handle)
+	r.tabs[n] = ref
+	r.kids[ref.handle] = ref.cleanup
+	// drydb_get answers in C while the pages on its way are checked (and,
+	// for a compressed table, while its leaf is in the cache).
+	ref.install(cur)
+	*out = C.uintptr_t(ref.handle)
 	return codeOK
 }
 
@@ -487,24 +480,24 @@ func drydb_index_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) 
 		return failf(codeInvalid, "drydb_index_open: NULL name or out")
 	}
 	n := C.GoString(name)
-	d := t.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if xh, ok := t.ixs[n]; ok {
+	if t.ixv[n] == nil {
+		_, err := t.t.Index(n)
+		return fail(err)
+	}
+	r := t.d.r
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref := r.tabs[t.t.Name()]
+	if xh, ok := ref.ixs[n]; ok {
 		*out = C.uintptr_t(xh)
 		return codeOK
 	}
-	ix, err := t.t.Index(n)
-	if err != nil {
-		return fail(err)
-	}
-	xo := &indexObj{d: d, tbl: t, ix: ix, enc: ix.Encoding()}
-	xh := newHandle(kindIndex, xo)
+	xh := newHandle(kindIndex, &indexRef{t: ref, name: n})
 	if xh == 0 {
 		return failf(codeNoMem, "too many open handles")
 	}
-	t.ixs[n] = xh
-	d.kids[xh] = nil
+	ref.ixs[n] = xh
+	r.kids[xh] = nil
 	*out = C.uintptr_t(xh)
 	return codeOK
 }

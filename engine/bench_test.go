@@ -15,7 +15,7 @@ import (
 	"github.com/drydb/drydb/engine/keyenc"
 )
 
-// Benchmarks on the C# DryDB's published shapes (see ../shared/NOTES.md):
+// Benchmarks on the dense shape, the one the C# DryDB publishes figures for:
 // int64 keys 0..N-1 (big-endian, sign bit flipped), 13-byte values, 4 KiB
 // pages. bbolt and a sorted []int64 binary search (the floor) run in the
 // same binary so that ratios come from one run: go test -bench . ./engine/

@@ -1,14 +1,19 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
+	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/drydb/drydb/engine/keyenc"
 )
@@ -268,5 +273,244 @@ func TestMaxKeySizeAsDocumented(t *testing.T) {
 		if got := MaxKeySize(ps); got != want {
 			t.Errorf("FORMAT.md says %d bytes at %d-byte pages, the engine %d", want, ps, got)
 		}
+	}
+}
+
+func TestBuildErrors(t *testing.T) {
+	cases := []struct {
+		name string
+		fill func(b *Builder) error
+		want error
+		text string
+	}{
+		{"duplicate", func(b *Builder) error {
+			tb, _ := b.Table("items", nil)
+			tb.Append([]byte("a"), nil)
+			tb.Append([]byte("dup"), nil)
+			return tb.Append([]byte("dup"), nil)
+		}, ErrDuplicateKey, `table "items" has key "dup" twice`},
+		{"key too large", func(b *Builder) error {
+			tb, _ := b.Table("t", nil)
+			return tb.Append(make([]byte, 1001), nil)
+		}, ErrKeyTooLarge, "limit of 1000 bytes"},
+		{"bad int64 key", func(b *Builder) error {
+			tb, _ := b.Table("t", &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+			return tb.Append([]byte{1, 2, 3}, nil)
+		}, ErrBadKey, ""},
+		{"unique index duplicate", func(b *Builder) error {
+			tb, _ := b.Table("t", nil)
+			ix, _ := tb.AddIndex("by_v", &IndexOptions{Unique: true})
+			tb.Append([]byte("a"), nil)
+			tb.Append([]byte("b"), nil)
+			ix.Add([]byte("same"), []byte("a"))
+			return ix.Add([]byte("same"), []byte("b"))
+		}, ErrDuplicateKey, `unique index "by_v" has index key "same" twice`},
+		{"unknown filter", func(b *Builder) error {
+			_, err := b.Table("t", &TableOptions{Compression: Compression{Filter: "rot13"}})
+			return err
+		}, ErrUnknownFilter, "rot13"},
+		{"table twice", func(b *Builder) error {
+			b.Table("t", nil)
+			_, err := b.Table("t", nil)
+			return err
+		}, ErrInvalid, "defined twice"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b, _ := NewBuilder(nil)
+			defer b.Close()
+			err := c.fill(b)
+			if err == nil {
+				_, _, err = b.BuildToBytes()
+			}
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || !strings.HasPrefix(err.Error(), "drydb: ") && !strings.HasPrefix(err.Error(), "table") && !strings.HasPrefix(err.Error(), "index") {
+				t.Fatalf("got %v, want %v containing %q", err, c.want, c.text)
+			}
+		})
+	}
+	if _, err := NewBuilder(&BuilderOptions{PageSize: 1000}); !errors.Is(err, ErrInvalid) {
+		t.Fatal(err)
+	}
+}
+
+func TestBuildToFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "db.drydb")
+	mk := func(v string) error {
+		b, _ := NewBuilder(nil)
+		tb, _ := b.Table("t", nil)
+		tb.Append([]byte("k"), []byte(v))
+		tb.Append([]byte("k2"), []byte(v))
+		if v == "dup" {
+			tb.Append([]byte("k2"), nil)
+		}
+		_, err := b.BuildToFile(path)
+		return err
+	}
+	if err := mk("one"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mk("dup"); !errors.Is(err, ErrDuplicateKey) {
+		t.Fatal(err)
+	}
+	db, err := Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tbl, _ := db.Table("t")
+	if v, _ := tbl.Get([]byte("k")); string(v) != "one" {
+		t.Fatalf("old file damaged: %q", v)
+	}
+	db.Close()
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Fatalf("litter after failed build: %v", ents)
+	}
+	// read-only directory: a clear error, old file intact
+	if os.Getuid() != 0 {
+		os.Chmod(dir, 0o500)
+		defer os.Chmod(dir, 0o700)
+		if err := mk("two"); err == nil || !strings.Contains(err.Error(), "drydb: ") {
+			t.Fatalf("read-only dir: %v", err)
+		}
+	}
+}
+
+// A build in a subprocess killed with SIGKILL at random moments never
+// leaves a partial file at the target path, and the next build cleans the
+// temporary file it left.
+func TestKilledBuild(t *testing.T) {
+	if os.Getenv("DRYDB_KILL_CHILD") != "" {
+		b, _ := NewBuilder(nil)
+		tb, _ := b.Table("t", nil)
+		v := bytes.Repeat([]byte("x"), 100)
+		for i := 0; i < 2_000_000; i++ {
+			tb.Append([]byte(fmt.Sprintf("%09d", i)), v)
+		}
+		b.BuildToFile(os.Getenv("DRYDB_KILL_CHILD"))
+		os.Exit(0)
+	}
+	if testing.Short() {
+		t.Skip("spawns builds")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "k.drydb")
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 4; i++ {
+		cmd := exec.Command(os.Args[0], "-test.run=TestKilledBuild$")
+		cmd.Env = append(os.Environ(), "DRYDB_KILL_CHILD="+path)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(200+r.Intn(1500)) * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGKILL)
+		cmd.Wait()
+		if _, err := os.Stat(path); err == nil {
+			db, err := Open(path, &Options{Verify: true})
+			if err != nil {
+				t.Fatalf("file at target after kill is broken: %v", err)
+			}
+			db.Close()
+		}
+	}
+	b, _ := NewBuilder(nil)
+	tb, _ := b.Table("t", nil)
+	tb.Append([]byte("a"), nil)
+	if _, err := b.BuildToFile(path); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		names := []string{}
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("litter left: %v", names)
+	}
+}
+
+// Builds share pooled buffers (sorter chunks and record slices, write
+// buffers): builds running at once, abandoned builds, builds that spill and
+// builds of several tables must never see each other's rows.
+func TestBuildsSharePoolsSafely(t *testing.T) {
+	cases := []struct {
+		name   string
+		rows   int
+		budget int64
+		tables int
+		drop   bool // abandoned before Build
+	}{
+		{"small", 300, 0, 3, false},
+		{"past the first chunk", 20_000, 0, 1, false},
+		{"several chunks", 60_000, 0, 2, false},
+		{"spills", 30_000, 256 << 10, 2, false},
+		{"abandoned", 40_000, 0, 2, true},
+	}
+	val := func(seed, tab, i int) []byte {
+		return []byte(fmt.Sprintf("%d/%d/%d/%s", seed, tab, i, strings.Repeat("x", i%40)))
+	}
+	errs := make(chan error, 64)
+	for round := 0; round < 3; round++ {
+		done := make(chan struct{})
+		for g, c := range cases {
+			go func(seed int) {
+				defer func() { done <- struct{}{} }()
+				b, err := NewBuilder(&BuilderOptions{MemoryBudget: c.budget})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer b.Close()
+				r := rand.New(rand.NewSource(int64(seed)))
+				for tab := 0; tab < c.tables; tab++ {
+					tb, err := b.Table(fmt.Sprintf("t%d", tab), &TableOptions{Encoding: keyenc.Encoding{Kind: keyenc.Int64}})
+					if err != nil {
+						errs <- err
+						return
+					}
+					for _, i := range r.Perm(c.rows) {
+						if err := tb.Append(int64Key(int64(i)), val(seed, tab, i)); err != nil {
+							errs <- err
+							return
+						}
+					}
+				}
+				if c.drop {
+					return
+				}
+				data, _, err := b.BuildToBytes()
+				if err != nil {
+					errs <- err
+					return
+				}
+				db, err := OpenBytes(data, &Options{Verify: true})
+				if err != nil {
+					errs <- err
+					return
+				}
+				defer db.Close()
+				for tab := 0; tab < c.tables; tab++ {
+					tt, _ := db.Table(fmt.Sprintf("t%d", tab))
+					if n := tt.Len(); n != uint64(c.rows) {
+						errs <- fmt.Errorf("%s: table %d has %d rows, want %d", c.name, tab, n, c.rows)
+						return
+					}
+					for i := 0; i < c.rows; i++ {
+						v, err := tt.Get(int64Key(int64(i)))
+						if err != nil || !bytes.Equal(v, val(seed, tab, i)) {
+							errs <- fmt.Errorf("%s: table %d row %d: %q, %v", c.name, tab, i, v, err)
+							return
+						}
+					}
+				}
+			}(round*100 + g)
+		}
+		for range cases {
+			<-done
+		}
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
 	}
 }

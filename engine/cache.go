@@ -55,10 +55,10 @@ type cache struct {
 	// drydb_get without entering Go (capi/fast.c, cache_leaf) and must
 	// pin, check and mark slots exactly as get does here, so these words
 	// may not live in the Go heap. See slotWords.
-	words     []slotWords
-	oldHits   atomic.Uint64 // hits of slots since evicted
-	hand      int
-	freed     atomic.Bool
+	words   []slotWords
+	oldHits atomic.Uint64 // hits of slots since evicted
+	hand    int
+	freed   atomic.Bool
 
 	transPages atomic.Int64 // transient pages not yet released
 
@@ -99,10 +99,10 @@ type slotWords struct {
 
 type slot struct {
 	*slotWords // nil only for a transient page's slot
-	key   cacheKey
-	used  bool
-	ready chan struct{} // closed when loaded; nil once settled
-	err   error
+	key        cacheKey
+	used       bool
+	ready      chan struct{} // closed when loaded; nil once settled
+	err        error
 	// trans is set only on the slot of a transient page; it lives outside
 	// the array and is never shared, so unpin frees the page instead.
 	trans *transient

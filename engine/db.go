@@ -56,6 +56,8 @@ type DB struct {
 	// tree page.
 	ovf    sync.Map
 	closed atomic.Bool
+	// release frees an image the DB built itself (a translated DryDB 1.4 file, open14.go).
+	release func()
 	// shards and manifest are set for a sharded database (shard.go): its
 	// tables then route every read to the shards.
 	shards   *shardSet
@@ -73,16 +75,29 @@ func Open(path string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("drydb: %w", err)
 	}
 	defer fl.Close() // the mapping outlives the file
+	return openFile(fl, path, opts)
+}
+
+// openFile is Open of a file already open (Live keeps it, to tell whether
+// the path still names it).
+func openFile(fl *osfile.File, path string, opts *Options) (*DB, error) {
 	size := fl.Size
-	if size < int64(f.MinPageSize+f.FooterSize) {
-		return nil, corruptAt(0, "file of %d bytes is too short to be a drydb file", size)
-	}
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("%w: file of %d bytes does not fit the address space", ErrTooLarge, size)
 	}
-	data, err := fl.Map()
+	data, err := fl.Map() // nil for an empty file
 	if err != nil {
 		return nil, fmt.Errorf("drydb: mapping %s: %w", path, err)
+	}
+	if is14(data) {
+		defer osfile.Unmap(data) // the translation keeps nothing of it
+		return openBytes(data, opts)
+	}
+	if size < int64(f.MinPageSize+f.FooterSize) {
+		if data != nil {
+			osfile.Unmap(data)
+		}
+		return nil, corruptAt(0, "file of %d bytes is too short to be a drydb file", size)
 	}
 	db, err := openData(data, opts)
 	if err != nil {
@@ -94,9 +109,10 @@ func Open(path string, opts *Options) (*DB, error) {
 }
 
 // OpenBytes opens a database held in memory. data must stay unmodified and
-// alive until Close; values returned point into it.
+// alive until Close; values returned point into it. A DryDB 1.4 file is
+// translated (open14.go): its DB keeps nothing of data.
 func OpenBytes(data []byte, opts *Options) (*DB, error) {
-	return openData(data, opts)
+	return openBytes(data, opts)
 }
 
 func openData(data []byte, opts *Options) (db *DB, err error) {
@@ -361,6 +377,9 @@ func (db *DB) Close() error {
 	}
 	if db.cache != nil {
 		db.cache.free()
+	}
+	if db.release != nil {
+		db.release()
 	}
 	if db.shards != nil {
 		db.shards.close()

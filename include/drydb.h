@@ -43,6 +43,7 @@
  *     buffer: valid until the cursor moves (any cursor call other than
  *     drydb_cursor_get/drydb_cursor_primary_key) or is closed.
  *   - Portable code assumes the shorter (compressed) rule everywhere.
+ *   - After drydb_refresh replaced the file: see "Live data" below.
  *   - A returned pointer for a zero-length datum is non-NULL but must not be
  *     read.
  *
@@ -279,6 +280,13 @@ DRYDB_API int drydb_open(const char *path, uint32_t flags, int64_t cache_bytes,
 
 /* Open a database image held in memory. The library does not copy it: the
  * caller keeps `data` alive and unmodified until drydb_close() returns. */
+/* DryDB 1.4 files (the C# DryDB's format, first bytes "DRY\0" 01 04) open
+ * through drydb_open and drydb_open_memory too: read and checked whole, and
+ * translated into an image the library owns (values valid until
+ * drydb_close, as for an uncompressed native table; drydb_open_memory's data
+ * may be freed once it returns). Open costs a pass over the file and about
+ * its native size in memory: docs/DRYDB14.md. Other DryDB versions give
+ * DRYDB_VERSION. */
 DRYDB_API int drydb_open_memory(const void *data, size_t len, uint32_t flags,
                                 int64_t cache_bytes, drydb_db **out);
 
@@ -716,6 +724,68 @@ static inline size_t drydb_key_append_ulid(uint8_t *dst, size_t cap, size_t pos,
                                            const uint8_t ulid[16]) {
     return drydb__key_put(dst, cap, pos, ulid, 16);
 }
+
+/* ------------------------------------------------------------------------ */
+/* Live data: following a path (hot swap)                                    */
+/* ------------------------------------------------------------------------ */
+/* A database opened with drydb_open follows its path: drydb_refresh opens the
+ * file now at the path if it is another file than the one open (a builder's
+ * rename over the path makes a new file; an unchanged file is left alone:
+ * *changed = 0), checks its header, footer and catalog as drydb_open does,
+ * and makes it the current version in one atomic step. It costs the open of
+ * the new file on the calling thread (a few hundred microseconds for a
+ * million rows: bench/c/refresh.c); other threads are never blocked (a call
+ * that finds a table's layout being replaced answers through the slower Go
+ * path instead). Pages of the new file are checked on first touch, as after
+ * drydb_open.
+ * A file that cannot be opened, is truncated or corrupt leaves the current
+ * version in place: the code and drydb_errmsg() say why.
+ *
+ * After a refresh:
+ *   - Table and index handles stay valid and answer from the new version
+ *     from their next call on. One whose table (or index) is not in the new
+ *     version gives DRYDB_NOTABLE (DRYDB_NOINDEX) naming it, until a later
+ *     version has it again.
+ *   - A call in progress finishes on the version it started on. A cursor
+ *     reads the version it was opened on until it is closed; so does a
+ *     merge builder seeded from the database, until it is freed.
+ *   - Pointers into the file (keys and values of uncompressed tables from
+ *     drydb_get, drydb_get_many, drydb_range, drydb_at, drydb_index_get, ...)
+ *     and the names and metadata from drydb_table_name, drydb_table_index_name
+ *     and drydb_meta_get, if they came from a version that a refresh has since
+ *     replaced, stay valid until the calling thread's next call into the
+ *     library (any function, any database) or its exit, or drydb_close.
+ *     Without refreshes the rules above are unchanged (valid until
+ *     drydb_close). A thread that must keep a datum across calls copies it.
+ *     Cursor rows: as before (until the cursor moves or is closed).
+ *   - The old file is unmapped once no call is in it, no cursor or builder
+ *     reads it and every thread that last used it has made another call or
+ *     exited: at the next drydb_refresh (which counts as the calling thread's
+ *     next call) or at drydb_close. A thread that never calls again keeps one
+ *     old version mapped at most.
+ * A database opened with drydb_open_memory has no path: drydb_refresh gives
+ * DRYDB_INVALID. */
+
+/* Follows the path (see above). changed may be NULL. */
+#ifndef DRYDB__TYPES_ONLY
+DRYDB_API int drydb_refresh(drydb_db *db, int *changed);
+#endif
+
+/* Checks the path automatically, as drydb_refresh does, at the start of a
+ * call on db (drydb_table_open, Go-path table and index calls: not the C
+ * lookups, which never block) at most every ms milliseconds; 0 (the
+ * default) turns it off. A failed automatic check keeps the current version
+ * and is reported by the next explicit drydb_refresh. */
+#ifndef DRYDB__TYPES_ONLY
+DRYDB_API int drydb_refresh_every(drydb_db *db, int64_t ms);
+#endif
+
+/* The current version: build_id (16 bytes, may be NULL) is the file's build
+ * id, random per build; *seq (may be NULL) counts the refreshes that
+ * replaced the file since drydb_open (0 at open). */
+#ifndef DRYDB__TYPES_ONLY
+DRYDB_API int drydb_db_version(drydb_db *db, uint8_t build_id[16], uint64_t *seq);
+#endif
 
 #ifdef __cplusplus
 }

@@ -14,6 +14,7 @@ type File struct {
 	fd    int
 	Size  int64 // at Open
 	stamp stamp
+	id    [2]uint64 // device and inode
 }
 
 // Open opens path read-only and reads its size and stamp.
@@ -37,7 +38,7 @@ func Open(path string) (*File, error) {
 		syscall.Close(fd)
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
 	}
-	return &File{fd: fd, Size: st.Size, stamp: stampOf(&st)}, nil
+	return &File{fd: fd, Size: st.Size, stamp: stampOf(&st), id: [2]uint64{uint64(st.Dev), uint64(st.Ino)}}, nil
 }
 
 // Map maps the file's Size bytes read-only and shared (nil for an empty
@@ -55,6 +56,10 @@ func (f *File) Changed() bool {
 	var st syscall.Stat_t
 	return syscall.Fstat(f.fd, &st) != nil || stampOf(&st) != f.stamp
 }
+
+// Same reports whether f and o are the same file, unchanged between their
+// opens: a builder's rename of a new file over a path makes another one.
+func (f *File) Same(o *File) bool { return f.id == o.id && f.stamp == o.stamp }
 
 // Close closes the file (not its mapping).
 func (f *File) Close() error { return syscall.Close(f.fd) }

@@ -17,6 +17,7 @@ type File struct {
 	h     windows.Handle
 	Size  int64 // at Open
 	stamp stamp
+	id    [3]uint32 // volume serial number and file index
 }
 
 // stamp is what a write or truncation of a file changes.
@@ -59,7 +60,7 @@ func Open(path string) (*File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EISDIR}
 	}
 	st := stampOf(&fi)
-	return &File{h: h, Size: st.size, stamp: st}, nil
+	return &File{h: h, Size: st.size, stamp: st, id: [3]uint32{fi.VolumeSerialNumber, fi.FileIndexHigh, fi.FileIndexLow}}, nil
 }
 
 // Map maps the file's Size bytes read-only (nil for an empty file, which
@@ -95,6 +96,10 @@ func (f *File) Changed() bool {
 	fi, err := info(f.h)
 	return err != nil || stampOf(&fi) != f.stamp
 }
+
+// Same reports whether f and o are the same file, unchanged between their
+// opens: a builder's rename of a new file over a path makes another one.
+func (f *File) Same(o *File) bool { return f.id == o.id && f.stamp == o.stamp }
 
 // Close closes the file (not its mapping).
 func (f *File) Close() error { return windows.CloseHandle(f.h) }

@@ -294,6 +294,77 @@ namespace DryDB
             if (Volatile.Read(ref disposed) != 0) throw new ObjectDisposedException("Database");
         }
 
+        // ------------------------------------------------------------ live data
+
+        /// <summary>Follows the path: if the file now at it is another file (a
+        /// builder renamed a new version over it), opens it and makes it the
+        /// current version; returns true then, false if the file is the one
+        /// already open. Tables and indexes stay valid and answer from the new
+        /// version from their next call on (their KeyKind stays the one seen when
+        /// they were opened); one the new version lacks throws DryDBException
+        /// (Status.NoTable / Status.NoIndex) until a later version has it again.
+        /// Open cursors read the version they were opened on until disposed;
+        /// Range enumerations read 64-256 rows per call, so a long one continues
+        /// in the new version from its next batch (use a Cursor to read one
+        /// version throughout). Raw pointers from the pointer overloads follow the
+        /// C header's rule: once a refresh replaced their version, valid until the
+        /// calling thread's next call into the library. A missing, truncated or
+        /// corrupt file throws (Status.IO, Status.Corrupt) and the database keeps
+        /// the version it had; a database from OpenMemory cannot refresh
+        /// (Status.Invalid).</summary>
+        public bool Refresh()
+        {
+            bool added = false;
+            try
+            {
+                IntPtr db = AddRef(ref added);
+                int changed;
+                Native.Check(drydb_refresh(db, &changed));
+                if (changed != 0) names = null;
+                return changed != 0;
+            }
+            finally { if (added) Release(); }
+        }
+
+        /// <summary>Checks the path automatically, as Refresh does, at most every
+        /// <paramref name="ms"/> milliseconds, at the start of calls that enter the
+        /// library's Go side (opening tables, compressed tables, cursors, ...); 0
+        /// turns it off (the default). Tables lists follow explicit Refresh calls
+        /// only.</summary>
+        public void RefreshEvery(long ms)
+        {
+            bool added = false;
+            try { Native.Check(drydb_refresh_every(AddRef(ref added), ms)); }
+            finally { if (added) Release(); }
+        }
+
+        /// <summary>The current version: the file's build id (16 bytes, random per
+        /// build) and how many refreshes replaced the file since open (0 at
+        /// open).</summary>
+        public DatabaseVersion Version
+        {
+            get
+            {
+                bool added = false;
+                try
+                {
+                    IntPtr db = AddRef(ref added);
+                    var id = new byte[16];
+                    ulong seq;
+                    fixed (byte* p = id) Native.Check(drydb_db_version(db, p, &seq));
+                    return new DatabaseVersion(id, (long)seq);
+                }
+                finally { if (added) Release(); }
+            }
+        }
+
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb_refresh(IntPtr db, int* changed);
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb_refresh_every(IntPtr db, long ms);
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb_db_version(IntPtr db, byte* buildId, ulong* seq);
+
         // ------------------------------------------------------------ library-wide
 
         /// <summary>Version of the loaded libdrydb ("MAJOR.MINOR.PATCH").</summary>
@@ -319,5 +390,15 @@ namespace DryDB
             Native.Check(Native.drydb_set_gc_percent(percent, &old));
             return old;
         }
+    }
+
+    /// <summary>Which version of a database file answered (Database.Version).</summary>
+    public sealed class DatabaseVersion
+    {
+        /// <summary>The file's build id (16 bytes, random per build).</summary>
+        public byte[] BuildId { get; private set; }
+        /// <summary>Refreshes that replaced the file since the database was opened.</summary>
+        public long Seq { get; private set; }
+        internal DatabaseVersion(byte[] id, long seq) { BuildId = id; Seq = seq; }
     }
 }

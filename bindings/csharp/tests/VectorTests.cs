@@ -308,9 +308,11 @@ namespace DryDB.Tests
                 }
             }
             if (c == '"') return Str(s, ref i);
-            if (s.Substring(i).StartsWith("true")) { i += 4; return true; }
-            if (s.Substring(i, Math.Min(5, s.Length - i)) == "false") { i += 5; return false; }
-            if (s.Substring(i, Math.Min(4, s.Length - i)) == "null") { i += 4; return null; }
+            // CompareOrdinal in place: Substring(i) copied the rest of the text at every literal,
+            // quadratic on the DryDB 1.4 fixtures' JSON (megabytes, a null per index entry).
+            if (string.CompareOrdinal(s, i, "true", 0, 4) == 0) { i += 4; return true; }
+            if (string.CompareOrdinal(s, i, "false", 0, 5) == 0) { i += 5; return false; }
+            if (string.CompareOrdinal(s, i, "null", 0, 4) == 0) { i += 4; return null; }
             int st = i;
             while (i < s.Length && "+-0123456789.eE".IndexOf(s[i]) >= 0) i++;
             var num = s.Substring(st, i - st);

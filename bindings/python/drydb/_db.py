@@ -256,6 +256,12 @@ class Database:
             db._view_gone(key)
         wa = weakref.ref(arr, gone)
         with self._lock:
+            if getattr(self, "_refreshing", False) or not any(a <= p and p + n <= b for a, b in self._ranges):
+                # a refresh is replacing the mapping, or did since the range
+                # check above; p is still mapped (this thread made no call
+                # since): copy it
+                mv.release()
+                return memoryview(_MEM[p:p + n])
             # close() sets _closed before it looks at _views under this lock:
             # a view registered here keeps the file mapped, and one that comes
             # too late is refused before anything reads through it (the
@@ -358,6 +364,98 @@ class Database:
                 "file_size": i.file_size, "created_unix_ns": i.created_unix_ns,
                 "build_id": bytes(i.build_id), "table_count": i.table_count}
 
+    # --- live data (hot swap) -----------------------------------------------
+
+    def refresh(self) -> bool:
+        """Follow the path: if the file now at it is another file (a builder
+        renamed a new version over it), open it and make it the current
+        version. Returns True if the version changed, False if the file is the
+        one already open.
+
+        Tables and indexes stay valid and answer from the new version from
+        their next call on; a table or index the new version lacks raises
+        :class:`NoTableError` / :class:`NoIndexError` until a later version has
+        it again (its ``len()`` and ``key_kind`` describe the last version that
+        had it). A :class:`Cursor` (``Table.cursor``, ``Index`` scans) reads
+        the version it was opened on until it is closed; ``Table.range`` and
+        iteration over a table fetch 256 rows per library call, so a walk over
+        more rows than that continues in the new version from its next batch
+        (keys stay in order; use a cursor to read one version throughout). Zero-copy views (``get(..., view=True)``) of the old version
+        are released (using them raises ``ValueError``); while one is exported
+        elsewhere (a slice or buffer of it is alive) refresh raises
+        :class:`InvalidError` and the database keeps its version. A file that is missing,
+        truncated or corrupt raises (:class:`IOFailure`, :class:`CorruptError`)
+        and the database keeps the version it had. A database opened with
+        :func:`open_memory` cannot refresh (:class:`InvalidError`).
+        """
+        from ctypes import c_int
+        from ._errors import InvalidError
+        self._check_open()
+        with self._lock:
+            # from here until the new ranges are set, _view copies
+            self._refreshing = True
+            entries = list(self._views.values())
+        try:
+            exported = False
+            for wa, wm in entries:  # outside the lock: releasing runs _view_gone
+                mv = wm()
+                if mv is not None:
+                    try:
+                        mv.release()
+                    except BufferError:
+                        exported = True
+                mv = None
+                # a slice or buffer of the view keeps the window alive
+                exported = exported or wa() is not None
+            if exported:
+                raise InvalidError("drydb: refresh: a zero-copy view of the current version is still "
+                                   "exported (a slice or buffer of it is alive); release it first",
+                                   INVALID)
+            with self._lock:
+                changed = c_int()
+                rc = L.refresh(self._h, byref(changed))
+                if rc:
+                    raise self._fail(rc, "refresh %r" % self.path)
+                if not changed.value:
+                    return False
+                info = L.DbInfo()
+                L.check(L.info(self._h, byref(info)), "info")
+                self._ranges = [(info.map_addr, info.map_addr + info.map_len)] if info.map_len else []
+        finally:
+            self._refreshing = False
+        for obj in list(self._children):
+            reload = getattr(obj, "_reload_info", None)
+            if reload is not None:
+                reload()
+        return True
+
+    def refresh_every(self, ms: int) -> None:
+        """Check the path automatically, as :meth:`refresh` does, at most every
+        ``ms`` milliseconds, at the start of calls that enter the library's Go
+        side (opening tables, counts of compressed tables, cursors, ...); 0
+        turns it off (the default). Table lengths and zero-copy ranges follow
+        only explicit :meth:`refresh` calls; prefer those where that matters."""
+        from ctypes import c_int64
+        self._check_open()
+        if not isinstance(ms, int) or isinstance(ms, bool):
+            raise TypeError("drydb: ms must be an int")
+        rc = L.refresh_every(self._h, c_int64(ms))
+        if rc:
+            raise self._fail(rc, "refresh_every")
+
+    @property
+    def version(self) -> Tuple[bytes, int]:
+        """``(build_id, seq)`` of the current version: the file's 16-byte build
+        id (random per build) and the number of refreshes that replaced the
+        file since open (0 at open)."""
+        self._check_open()
+        bid = (c_ubyte * 16)()
+        seq = c_uint64()
+        rc = L.db_version(self._h, bid, byref(seq))
+        if rc:
+            raise self._fail(rc, "version")
+        return bytes(bid), seq.value
+
     def cache_stats(self) -> Dict[str, int]:
         """Hits, misses, evictions and bytes of the decompressed-page cache."""
         self._check_open()
@@ -450,6 +548,15 @@ class Table(_Keyed):
             m = getattr(Table, name)
             f.__doc__, f.__name__, f.__qualname__ = m.__doc__, m.__name__, m.__qualname__
             setattr(self, name, f)
+
+    def _reload_info(self) -> None:
+        """After a refresh: the description of the new version's table (kept
+        as it was if the table vanished: every read then raises NoTableError)."""
+        info = L.TableInfo()
+        if L.table_info(self._h, byref(info)) == 0:
+            self._info = info
+        for ix in list(self._indexes.values()):
+            ix._reload_info()
 
     def __repr__(self) -> str:
         return "<drydb.Table %r %s, %d rows>" % (self.name, self._key.describe(), self._info.rows)
@@ -679,6 +786,12 @@ class Index(_Keyed):
         L.check(L.index_info(h, byref(info)), "index_info")
         self._info = info
         self._key = KeyCodec(info.key_kind, tuple(info.parts[:info.nparts]))
+
+    def _reload_info(self) -> None:
+        """After a refresh: as Table._reload_info."""
+        info = L.IndexInfo()
+        if L.index_info(self._h, byref(info)) == 0:
+            self._info = info
 
     def __repr__(self) -> str:
         return "<drydb.Index %r of %r, %s%s, %d entries>" % (

@@ -120,6 +120,10 @@ _NAMES = [
     "_copy_index_name",
 ]
 
+# Live data (Database.refresh): a refresh opens a file, so the GIL is released.
+_NAMES += ["refresh", "refresh_every", "db_version"]
+_LONG |= {"refresh"}
+
 
 class _PyFunc(ctypes._CFuncPtr):  # type: ignore[name-defined]
     """A function of the library called with the GIL held (as through
@@ -132,6 +136,9 @@ class _PyFunc(ctypes._CFuncPtr):  # type: ignore[name-defined]
 
 
 # Populated by load(); declared for type checkers.
+refresh: Any
+refresh_every: Any
+db_version: Any
 version: Any
 version_string: Any
 strerror: Any
