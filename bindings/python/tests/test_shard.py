@@ -121,3 +121,23 @@ def test_manifest_refuses_shards_out_of_order(pair, tmp_path):
     d, _, _ = pair
     with pytest.raises(drydb.CorruptError, match="overlap"):
         drydb.write_range_manifest(str(d / "bad.manifest"), ["part-1.drydb", "part-0.drydb"])
+
+
+def test_refresh_follows_a_manifest(tmp_path):
+    """New shards and a new manifest renamed over the old one: refresh
+    switches to them; readers of the old version kept their shards."""
+    _build(str(tmp_path / "a0.drydb"), range(0, 100))
+    _build(str(tmp_path / "a1.drydb"), range(100, 200))
+    man = str(tmp_path / "db.manifest")
+    drydb.write_range_manifest(man, ["a0.drydb", "a1.drydb"])
+    with drydb.open(man) as db:
+        t = db["items"]
+        assert len(t) == 200 and t.get(3 * 250) is None
+        assert db.refresh() is False
+        _build(str(tmp_path / "b0.drydb"), range(0, 150))
+        _build(str(tmp_path / "b1.drydb"), range(150, 300))
+        drydb.write_range_manifest(man, ["b0.drydb", "b1.drydb"])  # atomic rename over the old one
+        assert db.refresh() is True
+        assert len(t) == 300 and t.get(3 * 250) == {"cat": "c5", "n": 250}
+        assert t.count(3 * 140, 3 * 160) == 20
+        assert db.verify() is None
