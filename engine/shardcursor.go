@@ -21,6 +21,7 @@ type shardCursor struct {
 	index  string // the index walked; "" for the table
 	lo, hi Bound  // stored-key bounds
 	merge  bool
+	a, b   int            // concatenation: the parts the range touches, [a, b)
 	subs   []*Cursor      // per part, made at first use
 	isubs  []*IndexCursor // index cursors: isubs[i].Cursor is subs[i]
 	cur    int            // the part the cursor is on; -1: none
@@ -35,6 +36,9 @@ func newShardCursor(t *Table, index string, lo, hi Bound) *Cursor {
 		subs: make([]*Cursor, len(st.parts)), cur: -1}
 	if index != "" {
 		c.sh.isubs = make([]*IndexCursor, len(st.parts))
+	}
+	if !c.sh.merge {
+		c.sh.a, c.sh.b = st.span(lo, hi)
 	}
 	return c
 }
@@ -61,8 +65,7 @@ func (c *Cursor) sub(i int) (*Cursor, bool) {
 		}
 		lo, hi := s.lo, s.hi
 		if !s.merge {
-			a, b := s.st.span(lo, hi)
-			lo, hi = clip(i, a, b, lo, hi)
+			lo, hi = clip(i, s.a, s.b, lo, hi)
 		}
 		s.subs[i] = t.NewCursor(lo, hi)
 	}
@@ -160,7 +163,7 @@ func (c *Cursor) shFirst() bool {
 	if c.sh.merge {
 		return c.shPick((*Cursor).First, false)
 	}
-	a, b := c.sh.st.span(c.sh.lo, c.sh.hi)
+	a, b := c.sh.a, c.sh.b
 	return c.shWalk(a, b, (*Cursor).First)
 }
 
@@ -171,7 +174,7 @@ func (c *Cursor) shLast() bool {
 	if c.sh.merge {
 		return c.shPick((*Cursor).Last, true)
 	}
-	a, b := c.sh.st.span(c.sh.lo, c.sh.hi)
+	a, b := c.sh.a, c.sh.b
 	return c.shWalk(b-1, a-1, (*Cursor).Last)
 }
 
@@ -207,7 +210,7 @@ func (c *Cursor) shFrom(i int, pos func(*Cursor) bool, back bool) bool {
 // shOnward moves to the first row in range of the parts after part i (the
 // last row of those before it, going back).
 func (c *Cursor) shOnward(i int, back bool) bool {
-	a, b := c.sh.st.span(c.sh.lo, c.sh.hi)
+	a, b := c.sh.a, c.sh.b
 	if back {
 		return c.shWalk(i-1, min(a, i)-1, (*Cursor).Last)
 	}
