@@ -156,7 +156,7 @@ func (c *Cursor) moveTo(r uint64, ok bool) bool {
 
 func (c *Cursor) unposition() {
 	c.valid, c.end = false, 0
-	if c.sh != nil {
+	if c.sh != nil && c.sh.merge {
 		c.sh.cur = -1
 	}
 }
@@ -266,7 +266,10 @@ func (c *Cursor) nextSlow() bool {
 		c.err, c.valid, c.end = ErrClosed, false, 0
 		return false
 	}
-	return c.moveTo(c.leafRow+uint64(c.idx)+1, true)
+	if c.moveTo(c.leafRow+uint64(c.idx)+1, true) {
+		return true
+	}
+	return c.sh != nil && c.shCross(false) // a sharded table's next part
 }
 
 // Prev moves to the previous row.
@@ -281,13 +284,16 @@ func (c *Cursor) Prev() bool {
 	if c.idx > 0 {
 		if c.leafRow+uint64(c.idx)-1 < c.lo {
 			c.valid, c.end = false, 0
-			return false
+			return c.sh != nil && c.shCross(true) // a sharded table's previous part
 		}
 		c.idx--
 		return true
 	}
 	r := c.leafRow + uint64(c.idx)
-	return c.moveTo(r-1, r > 0)
+	if c.moveTo(r-1, r > 0) {
+		return true
+	}
+	return c.sh != nil && c.shCross(true)
 }
 
 // Valid reports whether the cursor is on a row.
@@ -357,9 +363,6 @@ func (c *Cursor) Count() (uint64, error) {
 // the page that holds them.
 func (c *Cursor) LeafRemaining(reverse bool) int {
 	if !c.valid {
-		if c.sh != nil {
-			return c.shLeafRemaining(reverse)
-		}
 		return 0
 	}
 	if reverse {
@@ -411,7 +414,7 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 		c.err = ErrInvalid
 		return 0
 	}
-	if c.sh != nil {
+	if c.sh != nil && c.sh.merge {
 		return c.shNextBatch(keys, vals, reverse)
 	}
 	want := len(keys)

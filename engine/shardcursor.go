@@ -5,17 +5,22 @@ import (
 	"fmt"
 )
 
-// shardCursor is the state of a Cursor over a sharded table or index. The
-// outer Cursor stays "not valid" with an empty leaf, so that its fast paths
-// (Next, Value) fall through to the slow paths, which call the sh* methods
-// below; a single-file cursor (sh nil) never reaches them.
+// shardCursor is the state of a Cursor over a sharded table or index; a
+// single-file cursor (sh nil) never reaches the sh* methods below.
 //
-// A range table's parts hold consecutive key ranges: the cursor walks one
-// part's cursor and steps to the next part at its end (concatenation, rows
-// numbered by the parts' row offsets). An index, or a hash table, has
-// entries of every part interleaved: the cursor merges the parts' cursors in
-// key order (a k-way merge; stored index keys end with the primary key, so
-// no two parts hold the same key).
+// A range table's parts hold consecutive key ranges (concatenation): a
+// part's cursor, once positioned, is adopted: the outer Cursor takes its
+// state (tree, leaf, bounds in the part's rows), so that stepping and
+// reading within the part take the single-file paths, fast paths included;
+// where those end (the part's first or last row in the range), Next and
+// Prev cross to the neighbouring part (shCross). Rows are numbered by the
+// parts' row offsets.
+//
+// An index, or a hash table, has entries of every part interleaved: the
+// cursor merges the parts' cursors in key order (a k-way merge; stored
+// index keys end with the primary key, so no two parts hold the same key).
+// The outer Cursor then stays "not valid" with an empty leaf, so that its
+// fast paths fall through to the slow paths, which call the sh* methods.
 type shardCursor struct {
 	st     *shardedTable
 	index  string // the index walked; "" for the table
@@ -24,7 +29,7 @@ type shardCursor struct {
 	a, b   int            // concatenation: the parts the range touches, [a, b)
 	subs   []*Cursor      // per part, made at first use
 	isubs  []*IndexCursor // index cursors: isubs[i].Cursor is subs[i]
-	cur    int            // the part the cursor is on; -1: none
+	cur    int            // the part the cursor is on (concatenation: whose state it holds); -1: none
 	back   bool           // merge: the other parts sit before the current key (after Prev)
 }
 
@@ -77,7 +82,31 @@ func (c *Cursor) shFail(err error) bool {
 		c.err = err
 	}
 	c.sh.cur = -1
+	c.valid, c.end = false, 0
 	return false
+}
+
+// shAdopt makes part i's cursor, just positioned, the outer cursor's state
+// (concatenation). The leaf (and its pin) passes to the outer cursor, which
+// releases it when it moves on or closes.
+func (c *Cursor) shAdopt(i int) bool {
+	s, sub := c.sh, c.sh.subs[i]
+	c.tr.release(c.leaf)
+	closed, err := c.closed, c.err
+	*c = *sub
+	c.sh, c.closed, c.err = s, closed, err
+	sub.leaf, sub.valid, sub.end = node{}, false, 0
+	s.cur = i
+	return true
+}
+
+// shCross moves to the neighbouring part when a concatenation's Next or
+// Prev ran off its part (the cursor is unpositioned by then).
+func (c *Cursor) shCross(back bool) bool {
+	if c.err != nil || c.sh.merge || c.sh.cur < 0 || c.closed.Load() {
+		return false
+	}
+	return c.shOnward(c.sh.cur, back)
 }
 
 // shCheck turns a sub-cursor's stop into the outer cursor's result.
@@ -86,6 +115,12 @@ func (c *Cursor) shCheck(sub *Cursor) bool {
 		return c.shFail(sub.err)
 	}
 	return true
+}
+
+// shStart begins a positioning: the cursor is off any row until one is found.
+func (c *Cursor) shStart() bool {
+	c.unposition()
+	return c.shUsable()
 }
 
 func (c *Cursor) shUsable() bool {
@@ -98,7 +133,7 @@ func (c *Cursor) shUsable() bool {
 	return true
 }
 
-// shMove positions the cursor with pos applied to each part from..to (to
+// shWalk positions the cursor with pos applied to each part from..to (to
 // exclusive; to < from walks down) until one lands on a row (concatenation).
 func (c *Cursor) shWalk(from, to int, pos func(*Cursor) bool) bool {
 	step := 1
@@ -111,14 +146,13 @@ func (c *Cursor) shWalk(from, to int, pos func(*Cursor) bool) bool {
 			return false
 		}
 		if pos(s) {
-			c.sh.cur = i
-			return true
+			return c.shAdopt(i)
 		}
 		if !c.shCheck(s) {
 			return false
 		}
 	}
-	c.sh.cur = -1
+	c.valid, c.end = false, 0 // cur stays: NextBatch goes back to its last row
 	return false
 }
 
@@ -157,7 +191,7 @@ func (c *Cursor) shBest() bool {
 }
 
 func (c *Cursor) shFirst() bool {
-	if !c.shUsable() {
+	if !c.shStart() {
 		return false
 	}
 	if c.sh.merge {
@@ -168,7 +202,7 @@ func (c *Cursor) shFirst() bool {
 }
 
 func (c *Cursor) shLast() bool {
-	if !c.shUsable() {
+	if !c.shStart() {
 		return false
 	}
 	if c.sh.merge {
@@ -179,7 +213,7 @@ func (c *Cursor) shLast() bool {
 }
 
 func (c *Cursor) shSeek(key []byte) bool {
-	if !c.shUsable() {
+	if !c.shStart() {
 		return false
 	}
 	s := c.sh
@@ -201,8 +235,7 @@ func (c *Cursor) shFrom(i int, pos func(*Cursor) bool, back bool) bool {
 		return false
 	}
 	if pos(sc) {
-		c.sh.cur = i
-		return true
+		return c.shAdopt(i)
 	}
 	return c.shCheck(sc) && c.shOnward(i, back)
 }
@@ -218,7 +251,7 @@ func (c *Cursor) shOnward(i int, back bool) bool {
 }
 
 func (c *Cursor) shSeekReverse(key []byte) bool {
-	if !c.shUsable() {
+	if !c.shStart() {
 		return false
 	}
 	s := c.sh
@@ -234,7 +267,7 @@ func (c *Cursor) shSeekReverse(key []byte) bool {
 }
 
 func (c *Cursor) shSeekExact(key []byte) bool {
-	if !c.shUsable() {
+	if !c.shStart() {
 		return false
 	}
 	s := c.sh
@@ -258,17 +291,17 @@ func (c *Cursor) shSeekExact(key []byte) bool {
 		return false
 	}
 	if sc.SeekExact(key) {
-		s.cur, s.back = i, false
 		if s.merge { // the other parts must sit after the key for Next
+			s.cur, s.back = i, false
 			return c.shReposition(false)
 		}
-		return true
+		return c.shAdopt(i)
 	}
 	return c.shCheck(sc) && false
 }
 
 func (c *Cursor) shSeekRow(n uint64) bool {
-	if !c.shUsable() {
+	if !c.shStart() {
 		return false
 	}
 	s := c.sh
@@ -288,8 +321,7 @@ func (c *Cursor) shSeekRow(n uint64) bool {
 		return false
 	}
 	if sc.SeekRow(n - s.st.off[i]) {
-		s.cur = i
-		return true
+		return c.shAdopt(i)
 	}
 	return c.shCheck(sc) && false
 }
@@ -326,39 +358,36 @@ func (c *Cursor) shReposition(back bool) bool {
 	return true
 }
 
+// shStep is a merge's Next (Prev with back). (A concatenation steps as a
+// single-file cursor does, and crosses parts in shCross.)
 func (c *Cursor) shStep(back bool) bool {
 	s := c.sh
-	if s.cur < 0 || !c.shUsable() {
+	if !s.merge || s.cur < 0 || !c.shUsable() {
 		return false
 	}
-	if s.merge {
-		if s.back != back && !c.shReposition(back) {
-			return false
-		}
-		sc := s.subs[s.cur]
-		if (back && !sc.Prev() || !back && !sc.Next()) && !c.shCheck(sc) {
-			return false
-		}
-		return c.shBest()
+	if s.back != back && !c.shReposition(back) {
+		return false
 	}
 	sc := s.subs[s.cur]
-	if back && sc.Prev() || !back && sc.Next() {
-		return true
+	if (back && !sc.Prev() || !back && !sc.Next()) && !c.shCheck(sc) {
+		return false
 	}
-	return c.shCheck(sc) && c.shOnward(s.cur, back)
+	return c.shBest()
 }
 
-func (c *Cursor) shValid() bool { return c.sh.cur >= 0 }
+// shValid, shKey, shValue and shPinned answer for a merge (a concatenation
+// answers through the state it adopted).
+func (c *Cursor) shValid() bool { return c.sh.merge && c.sh.cur >= 0 }
 
 func (c *Cursor) shKey() []byte {
-	if c.sh.cur < 0 {
+	if !c.shValid() {
 		return nil
 	}
 	return c.sh.subs[c.sh.cur].Key()
 }
 
 func (c *Cursor) shValue() []byte {
-	if c.sh.cur < 0 {
+	if !c.shValid() {
 		return nil
 	}
 	sc := c.sh.subs[c.sh.cur]
@@ -388,7 +417,7 @@ func (c *Cursor) shRow() uint64 {
 		return 0
 	}
 	if !s.merge {
-		return s.st.off[s.cur] + s.subs[s.cur].Row()
+		return s.st.off[s.cur] + c.leafRow + uint64(c.idx)
 	}
 	// every part's entries below the current key
 	key := s.subs[s.cur].Key()
@@ -431,15 +460,8 @@ func (c *Cursor) shCount() (uint64, error) {
 	return n, nil
 }
 
-func (c *Cursor) shLeafRemaining(reverse bool) int {
-	if c.sh.cur < 0 || c.sh.merge {
-		return 0 // a merge's next row may be in another shard
-	}
-	return c.sh.subs[c.sh.cur].LeafRemaining(reverse)
-}
-
 func (c *Cursor) shPinned() bool {
-	return c.sh.cur >= 0 && c.sh.subs[c.sh.cur].Pinned()
+	return c.shValid() && c.sh.subs[c.sh.cur].Pinned()
 }
 
 func (c *Cursor) shClose() {
@@ -459,8 +481,8 @@ func (c *Cursor) shClose() {
 	}
 }
 
-// shNextBatch is NextBatch: a concatenation reads batches from the part's
-// cursor and steps to the next part; a merge reads row by row.
+// shNextBatch is a merge's NextBatch: row by row (the next row may be in
+// another part), a batch ending at the page of a pinned part.
 func (c *Cursor) shNextBatch(keys, vals [][]byte, reverse bool) int {
 	s := c.sh
 	want := len(keys)
@@ -468,49 +490,27 @@ func (c *Cursor) shNextBatch(keys, vals [][]byte, reverse bool) int {
 		want = len(vals)
 	}
 	got := 0
-	for got < want && s.cur >= 0 {
+	for got < want && c.shValid() {
 		if !c.shUsable() {
 			break
 		}
 		sc := s.subs[s.cur]
-		if s.merge {
-			if keys != nil {
-				keys[got] = sc.Key()
-			}
-			if vals != nil {
-				if vals[got] = c.shValue(); vals[got] == nil && c.err != nil {
-					return got
-				}
-			}
-			got++
-			if got == want || sc.Pinned() {
-				break
-			}
-			key := bytes.Clone(sc.Key())
-			if !c.shStep(reverse) {
-				if c.err == nil { // the range ended: back onto the last row read
-					c.shSeekExact(key)
-				}
-				break
-			}
-			continue
-		}
-		var ks, vs [][]byte
 		if keys != nil {
-			ks = keys[got:want]
+			keys[got] = sc.Key()
 		}
 		if vals != nil {
-			vs = vals[got:want]
+			if vals[got] = c.shValue(); vals[got] == nil && c.err != nil {
+				return got
+			}
 		}
-		got += sc.NextBatch(ks, vs, reverse)
-		if !c.shCheck(sc) || got == want || sc.Pinned() {
+		got++
+		if got == want || sc.Pinned() {
 			break
 		}
-		// this part is done: the next part with rows in the range, if any
-		from := s.cur
-		if !c.shOnward(from, reverse) {
-			if c.err == nil {
-				s.cur = from // the range ended: stay on the last row read
+		key := bytes.Clone(sc.Key())
+		if !c.shStep(reverse) {
+			if c.err == nil { // the range ended: back onto the last row read
+				c.shSeekExact(key)
 			}
 			break
 		}
