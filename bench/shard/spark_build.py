@@ -2,7 +2,7 @@
 DataFrame as 1 shard and as N shards (rows/s, wall clock of write(), Spark
 already started). Prints one JSON line per run.
 
-    python3 bench/shard/spark_build.py --rows 1000000 --shards 8 --cores 2
+    make lib && DRYDB_LIBRARY=build/libdrydb.so python3 bench/shard/spark_build.py --rows 1000000 --shards 8 --cores 2
 """
 
 import argparse
