@@ -220,11 +220,33 @@ func openFileVersion(fl *file, opts *engine.Options) (*dbObj, error) {
 		fl.close()
 		return nil, fmt.Errorf("drydb: mapping %s: %w", name, err)
 	}
+	if engine.IsManifest(data) {
+		osfile.Unmap(data)
+		return openManifestVersion(fl, opts)
+	}
 	d, err := openVersion(data, fl, opts)
 	if err != nil {
 		if data != nil {
 			osfile.Unmap(data)
 		}
+		fl.close()
+	}
+	return d, err
+}
+
+// openManifestVersion opens a sharded database (engine.OpenManifest; fl is
+// the manifest, kept open for refresh to tell whether the path changed).
+// Its values lie in the shards' mappings, outside any image of this
+// package: they are copied out, and no C fast path is registered
+// (Table.Layout says no).
+func openManifestVersion(fl *file, opts *engine.Options) (*dbObj, error) {
+	db, err := engine.OpenManifest(fl.name, opts)
+	if err != nil {
+		fl.close()
+		return nil, err
+	}
+	d, err := newVersion(db, nil, fl)
+	if err != nil {
 		fl.close()
 	}
 	return d, err
@@ -259,6 +281,12 @@ func openVersion(data []byte, fl *file, opts *engine.Options) (d *dbObj, err err
 	if err != nil {
 		return nil, err
 	}
+	return newVersion(db, data, fl)
+}
+
+// newVersion makes the version of an open database (data: its image, nil
+// for a sharded one).
+func newVersion(db *engine.DB, data []byte, fl *file) (d *dbObj, err error) {
 	d = &dbObj{db: db, meta: map[string]cbuf{}, views: map[string]*tableObj{}}
 	if fl != nil {
 		d.mapping, d.file = data, fl

@@ -33,9 +33,10 @@ type Cursor struct {
 	idx     int
 	n       int
 	leafRow uint64
-	slots   int  // offset of the leaf's slot array
-	arr     bool // the leaf is a key-array page
-	end     int  // Next's fast path stays below this index: min(n, hi-leafRow), 0 when not valid
+	slots   int          // offset of the leaf's slot array
+	arr     bool         // the leaf is a key-array page
+	end     int          // Next's fast path stays below this index: min(n, hi-leafRow), 0 when not valid
+	sh      *shardCursor // set for a cursor over a sharded table or index (shardcursor.go)
 }
 
 func (c *Cursor) init(lo, hi Bound) {
@@ -155,10 +156,16 @@ func (c *Cursor) moveTo(r uint64, ok bool) bool {
 
 func (c *Cursor) unposition() {
 	c.valid, c.end = false, 0
+	if c.sh != nil && c.sh.merge {
+		c.sh.cur = -1
+	}
 }
 
 // First moves to the first row of the range.
 func (c *Cursor) First() bool {
+	if c.sh != nil {
+		return c.shFirst()
+	}
 	if !c.bounds() {
 		return false
 	}
@@ -167,6 +174,9 @@ func (c *Cursor) First() bool {
 
 // Last moves to the last row of the range.
 func (c *Cursor) Last() bool {
+	if c.sh != nil {
+		return c.shLast()
+	}
 	if !c.bounds() {
 		return false
 	}
@@ -175,6 +185,9 @@ func (c *Cursor) Last() bool {
 
 // Seek moves to the first row whose key is >= key (and inside the range).
 func (c *Cursor) Seek(key []byte) bool {
+	if c.sh != nil {
+		return c.shSeek(key)
+	}
 	if !c.bounds() {
 		return false
 	}
@@ -188,6 +201,9 @@ func (c *Cursor) Seek(key []byte) bool {
 
 // SeekReverse moves to the last row whose key is <= key (and inside the range).
 func (c *Cursor) SeekReverse(key []byte) bool {
+	if c.sh != nil {
+		return c.shSeekReverse(key)
+	}
 	if !c.bounds() {
 		return false
 	}
@@ -206,6 +222,9 @@ func (c *Cursor) SeekReverse(key []byte) bool {
 // SeekExact moves to the row whose key is key; false if there is none in
 // the range.
 func (c *Cursor) SeekExact(key []byte) bool {
+	if c.sh != nil {
+		return c.shSeekExact(key)
+	}
 	if !c.bounds() {
 		return false
 	}
@@ -220,6 +239,9 @@ func (c *Cursor) SeekExact(key []byte) bool {
 // SeekRow moves to row n of the table (0-based, in key order; rows outside
 // the cursor's range count as absent) in O(log n).
 func (c *Cursor) SeekRow(n uint64) bool {
+	if c.sh != nil {
+		return c.shSeekRow(n)
+	}
 	if !c.bounds() {
 		return false
 	}
@@ -238,19 +260,22 @@ func (c *Cursor) Next() bool {
 
 func (c *Cursor) nextSlow() bool {
 	if !c.valid {
-		return false
+		return c.sh != nil && c.shStep(false)
 	}
 	if c.closed.Load() {
 		c.err, c.valid, c.end = ErrClosed, false, 0
 		return false
 	}
-	return c.moveTo(c.leafRow+uint64(c.idx)+1, true)
+	if c.moveTo(c.leafRow+uint64(c.idx)+1, true) {
+		return true
+	}
+	return c.sh != nil && c.shCross(false) // a sharded table's next part
 }
 
 // Prev moves to the previous row.
 func (c *Cursor) Prev() bool {
 	if !c.valid {
-		return false
+		return c.sh != nil && c.shStep(true)
 	}
 	if c.closed.Load() {
 		c.err, c.valid, c.end = ErrClosed, false, 0
@@ -259,24 +284,35 @@ func (c *Cursor) Prev() bool {
 	if c.idx > 0 {
 		if c.leafRow+uint64(c.idx)-1 < c.lo {
 			c.valid, c.end = false, 0
-			return false
+			return c.sh != nil && c.shCross(true) // a sharded table's previous part
 		}
 		c.idx--
 		return true
 	}
 	r := c.leafRow + uint64(c.idx)
-	return c.moveTo(r-1, r > 0)
+	if c.moveTo(r-1, r > 0) {
+		return true
+	}
+	return c.sh != nil && c.shCross(true)
 }
 
 // Valid reports whether the cursor is on a row.
-func (c *Cursor) Valid() bool { return c.valid }
+func (c *Cursor) Valid() bool { return c.valid || c.sh != nil && c.shValid() }
 
 // Row returns the current row's number in the table (0-based).
-func (c *Cursor) Row() uint64 { return c.leafRow + uint64(c.idx) }
+func (c *Cursor) Row() uint64 {
+	if c.sh != nil {
+		return c.shRow()
+	}
+	return c.leafRow + uint64(c.idx)
+}
 
 // Key returns the current key, or nil when the cursor is not on a row.
 func (c *Cursor) Key() []byte {
 	if !c.valid {
+		if c.sh != nil {
+			return c.shKey()
+		}
 		return nil
 	}
 	return c.keyAt(c.leaf.p, c.idx)
@@ -299,6 +335,9 @@ func (c *Cursor) Value() []byte {
 
 func (c *Cursor) value() []byte {
 	if !c.valid {
+		if c.sh != nil {
+			return c.shValue()
+		}
 		return nil
 	}
 	return c.valueAt(c.leaf.p, c.idx)
@@ -309,6 +348,9 @@ func (c *Cursor) Err() error { return c.err }
 
 // Count returns the number of rows in the cursor's range.
 func (c *Cursor) Count() (uint64, error) {
+	if c.sh != nil {
+		return c.shCount()
+	}
 	if !c.bounds() {
 		return 0, c.err
 	}
@@ -339,13 +381,16 @@ func (c *Cursor) LeafRemaining(reverse bool) int {
 
 // Pinned reports whether the cursor's slices live in the page cache (a
 // compressed table) rather than in the mapping.
-func (c *Cursor) Pinned() bool { return c.tr.codec != nil }
+func (c *Cursor) Pinned() bool { return c.tr.codec != nil || c.sh != nil && c.shPinned() }
 
 // Close releases the cursor's page. Using a closed cursor returns false
 // everywhere, with Err returning ErrClosed.
 func (c *Cursor) Close() {
 	if c.tr == nil {
 		return
+	}
+	if c.sh != nil {
+		c.shClose()
 	}
 	c.tr.release(c.leaf)
 	c.leaf = node{}
@@ -368,6 +413,9 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 	if vals != nil && len(vals) < len(keys) || keys == nil && vals == nil {
 		c.err = ErrInvalid
 		return 0
+	}
+	if c.sh != nil && c.sh.merge {
+		return c.shNextBatch(keys, vals, reverse)
 	}
 	want := len(keys)
 	if keys == nil {

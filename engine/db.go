@@ -58,11 +58,18 @@ type DB struct {
 	closed atomic.Bool
 	// release frees an image the DB built itself (a translated DryDB 1.4 file, open14.go).
 	release func()
+	// shards and manifest are set for a sharded database (shard.go): its
+	// tables then route every read to the shards.
+	shards   *shardSet
+	manifest *Manifest
 }
 
 // Open maps the file at path read-only. It takes no lock and writes nothing,
 // so it works on read-only media and from any number of processes.
 func Open(path string, opts *Options) (*DB, error) {
+	if isManifest(path) {
+		return OpenManifest(path, opts)
+	}
 	fl, err := osfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("drydb: %w", err)
@@ -374,6 +381,9 @@ func (db *DB) Close() error {
 	if db.release != nil {
 		db.release()
 	}
+	if db.shards != nil {
+		db.shards.close()
+	}
 	if db.mapped {
 		return osfile.Unmap(db.data)
 	}
@@ -413,6 +423,9 @@ type CacheStats struct {
 
 // CacheStats returns the current cache figures (zero without compressed tables).
 func (db *DB) CacheStats() CacheStats {
+	if db.shards != nil {
+		return db.shards.cacheStats()
+	}
 	if db.cache == nil {
 		return CacheStats{}
 	}

@@ -24,7 +24,12 @@ func (ix *Index) Encoding() keyenc.Encoding { return ix.enc }
 func (ix *Index) Table() *Table             { return ix.t }
 
 // Len returns the number of index entries.
-func (ix *Index) Len() uint64 { return ix.tree.desc.Rows }
+func (ix *Index) Len() uint64 {
+	if ix.t.sh != nil {
+		return ix.t.sh.indexLen(ix.name) // opens every shard
+	}
+	return ix.tree.desc.Rows
+}
 
 // indexBound translates a bound on index keys into a bound on the stored
 // (escaped index key, terminator, primary key) keys; see indexkey.go.
@@ -54,6 +59,9 @@ func (ix *Index) Count(lo, hi Bound) (uint64, error) {
 	if ix.t.db.closed.Load() {
 		return 0, ErrClosed
 	}
+	if ix.t.sh != nil {
+		return ix.t.sh.indexCount(ix.name, lo, hi)
+	}
 	return ix.tree.count(indexBound(lo, false), indexBound(hi, true))
 }
 
@@ -62,6 +70,9 @@ func (ix *Index) Count(lo, hi Bound) (uint64, error) {
 func (ix *Index) Get(ikey []byte) (pk, val []byte, err error) {
 	if ix.t.db.closed.Load() {
 		return nil, nil, ErrClosed
+	}
+	if ix.t.sh != nil {
+		return ix.t.sh.indexGet(ix.name, ikey)
 	}
 	tr := &ix.tree
 	if tr.desc.Depth == 0 {
@@ -105,19 +116,24 @@ func (ix *Index) GetAll(ikey []byte) *IndexCursor {
 // NewCursor returns a cursor over the entries whose index key lies between
 // lo and hi, ordered by (index key, primary key).
 func (ix *Index) NewCursor(lo, hi Bound) *IndexCursor {
+	return newIndexCursor(ix, indexBound(lo, false), indexBound(hi, true))
+}
+
+// newIndexCursor returns a cursor over the stored entries between lo and hi.
+func newIndexCursor(ix *Index, lo, hi Bound) *IndexCursor {
+	if ix.t.sh != nil {
+		return &IndexCursor{Cursor: *newShardCursor(ix.t, ix.name, lo, hi), ix: ix}
+	}
 	c := &IndexCursor{ix: ix}
 	c.Cursor.tr, c.Cursor.closed = &ix.tree, &ix.t.db.closed
-	c.Cursor.init(indexBound(lo, false), indexBound(hi, true))
+	c.Cursor.init(lo, hi)
 	return c
 }
 
 // Prefix returns a cursor over the entries whose index key starts with p.
 func (ix *Index) Prefix(p []byte) *IndexCursor {
 	lo, hi := PrefixBounds(appendEscaped(nil, p))
-	c := &IndexCursor{ix: ix}
-	c.Cursor.tr, c.Cursor.closed = &ix.tree, &ix.t.db.closed
-	c.Cursor.init(lo, hi)
-	return c
+	return newIndexCursor(ix, lo, hi)
 }
 
 // IndexCursor walks index entries. It has every positioning and moving
@@ -189,6 +205,9 @@ func (c *IndexCursor) split() (esc, pk []byte, ok bool) {
 
 // Value returns the value of the row the current entry points to.
 func (c *IndexCursor) Value() []byte {
+	if c.sh != nil {
+		return c.shIndexValue()
+	}
 	pk := c.PrimaryKey()
 	if pk == nil && !c.valid {
 		return nil

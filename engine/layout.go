@@ -58,7 +58,7 @@ const (
 
 // Layout returns the table's layout (false once the database is closed).
 func (t *Table) Layout() (Layout, bool) {
-	if t.db.closed.Load() {
+	if t.db.closed.Load() || t.sh != nil { // sharded tables are read through Go only
 		return Layout{}, false
 	}
 	tr := &t.tree

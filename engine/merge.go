@@ -68,6 +68,9 @@ func NewMergeBuilder(base *DB, opts *BuilderOptions) (*Builder, error) {
 	if base == nil || base.closed.Load() {
 		return nil, ErrClosed
 	}
+	if base.shards != nil {
+		return nil, fmt.Errorf("%w: a sharded database cannot be the base of a merge: merge into its shards", ErrInvalid)
+	}
 	var o BuilderOptions
 	if opts != nil {
 		o = *opts

@@ -19,6 +19,7 @@ type Table struct {
 	codec   *blockCodec
 	tree    tree
 	indexes []*Index
+	sh      *shardedTable // set for a table of a sharded database; tree is then empty
 }
 
 // BoundKind says how a range end treats its key.
@@ -121,7 +122,12 @@ func (t *Table) Codec() string {
 }
 
 // Len returns the number of rows.
-func (t *Table) Len() uint64 { return t.tree.desc.Rows }
+func (t *Table) Len() uint64 {
+	if t.sh != nil {
+		return t.sh.off[len(t.sh.parts)]
+	}
+	return t.tree.desc.Rows
+}
 
 // Depth returns the height of the table's tree (0 for an empty table).
 func (t *Table) Depth() int { return int(t.tree.desc.Depth) }
@@ -159,6 +165,15 @@ func (t *Table) Get(key []byte) ([]byte, error) {
 		if t.tree.k8 && len(key) == 8 && t.tree.desc.Depth > 0 {
 			return t.tree.get8(be.Uint64(key)) // one call fewer on the hottest path
 		}
+		if t.sh != nil {
+			v, err := t.sh.get(key)
+			if v.pin != nil {
+				d := append([]byte(nil), v.Data...)
+				v.Release()
+				return d, err
+			}
+			return v.Data, err
+		}
 		return t.tree.getPlain(key)
 	}
 	v, err := t.GetPinned(key)
@@ -178,6 +193,9 @@ func (t *Table) Get(key []byte) ([]byte, error) {
 func (t *Table) GetPinned(key []byte) (Value, error) {
 	if t.db.closed.Load() {
 		return Value{}, ErrClosed
+	}
+	if t.sh != nil {
+		return t.sh.get(key)
 	}
 	return t.tree.get(key)
 }
@@ -357,6 +375,9 @@ func (t *Table) GetMany(keys [][]byte, vals [][]byte, found []bool) error {
 	if len(vals) < len(keys) || len(found) < len(keys) {
 		return fmt.Errorf("%w: GetMany needs len(vals) and len(found) >= len(keys)", ErrInvalid)
 	}
+	if t.sh != nil {
+		return t.sh.getMany(keys, vals, found)
+	}
 	var leaf []byte // plain tables: the last leaf visited
 	for i, k := range keys {
 		var v []byte
@@ -412,6 +433,9 @@ func (t *Table) Count(lo, hi Bound) (uint64, error) {
 	if t.db.closed.Load() {
 		return 0, ErrClosed
 	}
+	if t.sh != nil {
+		return t.sh.count(lo, hi)
+	}
 	return t.tree.count(lo, hi)
 }
 
@@ -419,6 +443,9 @@ func (t *Table) Count(lo, hi Bound) (uint64, error) {
 func (t *Table) Rank(key []byte) (uint64, error) {
 	if t.db.closed.Load() {
 		return 0, ErrClosed
+	}
+	if t.sh != nil {
+		return t.sh.rank(key)
 	}
 	r, _, err := t.tree.rank(key)
 	return r, err
@@ -429,6 +456,9 @@ func (t *Table) Rank(key []byte) (uint64, error) {
 func (t *Table) At(n uint64) (key, val []byte, err error) {
 	if t.db.closed.Load() {
 		return nil, nil, ErrClosed
+	}
+	if t.sh != nil {
+		return t.sh.at(n)
 	}
 	if n >= t.tree.desc.Rows {
 		return nil, nil, ErrNotFound
@@ -453,6 +483,9 @@ func (t *Table) At(n uint64) (key, val []byte, err error) {
 // NewCursor returns a cursor over the rows between lo and hi. It starts
 // unpositioned: call First, Last, Seek or SeekRow.
 func (t *Table) NewCursor(lo, hi Bound) *Cursor {
+	if t.sh != nil {
+		return newShardCursor(t, "", lo, hi)
+	}
 	c := &Cursor{tr: &t.tree, closed: &t.db.closed}
 	c.init(lo, hi)
 	return c

@@ -19,6 +19,9 @@ func (db *DB) Verify() (err error) {
 	if db.closed.Load() {
 		return ErrClosed
 	}
+	if db.shards != nil {
+		return db.verifyShards()
+	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {

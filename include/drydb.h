@@ -670,6 +670,22 @@ DRYDB_API int drydb_meta_key(drydb_db *db, size_t i, const uint8_t **key, size_t
  * until drydb_close of the table's database. */
 DRYDB_API int drydb_table_codec(drydb_table *tbl, const char **name);
 
+/* ------------------------------------------------------------------------ */
+/* Sharded databases (docs/FORMAT.md, "Sharded databases")                   */
+
+/* drydb_open also opens a manifest: a small file naming shard files (each
+ * an ordinary database) and the key range of each. The database it gives
+ * spans the shards (every call above works on it; shards open at first use,
+ * and an error names a missing or corrupt shard). */
+
+/* Write a manifest at `path` for the `n` range shards `shards` (file names
+ * relative to the manifest's directory, in key order: every key of shard i
+ * is below every key of shard i+1 in each table). Reads each shard's first
+ * and last keys and row counts; writes atomically (temporary file, rename).
+ * Errors: DRYDB_IO, DRYDB_CORRUPT (a shard), DRYDB_INVALID (shards out of
+ * order or of different tables). */
+DRYDB_API int drydb_write_range_manifest(const char *path, const char *const *shards, size_t n);
+
 #endif /* DRYDB__TYPES_ONLY */
 
 /* ------------------------------------------------------------------------ */

@@ -68,6 +68,7 @@ func init() {
 		buildCommand,
 		mergeCommand,
 		convertCommand,
+		shardCommand,
 		{name: "get", args: "FILE KEY...", summary: "look up rows by key (or by index key with --index)", needsFile: true, setup: setupGet, run: runGet},
 		{name: "scan", args: "FILE", summary: "list rows in key order, with offset and limit", needsFile: true, setup: setupScan, run: runScan},
 		{name: "keys", args: "FILE", summary: "list keys only", needsFile: true, setup: setupScan, run: runScan},
@@ -189,12 +190,15 @@ func run(args []string, stdin *os.File, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "drydb: unknown command %q%s (run \"drydb help\")\n", name, didYouMean(name, false))
 		return exitUsage
 	}
-	if cmd.name == "build" || cmd.name == "merge" {
+	if cmd.name == "build" || cmd.name == "merge" || cmd.name == "shard" {
 		bw := bufio.NewWriter(stdout)
 		c := &ctx{out: bw, errw: stderr, cmd: cmd}
 		runner := runBuild
 		if cmd.name == "merge" {
 			runner = runMerge
+		}
+		if cmd.name == "shard" {
+			runner = runShard
 		}
 		err := guarded(&c.path, func() error { return runner(c, args[1:]) })
 		bw.Flush()

@@ -184,6 +184,9 @@ func runInfo(c *ctx) error {
 		fmt.Fprintf(w, "created:        %s\n", fi.Created)
 	}
 	fmt.Fprintf(w, "build id:       %s\n", fi.BuildID)
+	if m := c.db.Manifest(); m != nil {
+		fmt.Fprintf(w, "shards:         %d (a manifest; the rest describes its first shard and the tables over all shards)\n", len(m.Shards))
+	}
 	fmt.Fprintf(w, "tables:         %d\n", len(fi.Tables))
 	for _, t := range fi.Tables {
 		fmt.Fprintf(w, "\ntable %s\n", t.Name)

@@ -1,0 +1,49 @@
+"""Build rate of drydb.spark.write in Spark local mode: the same generated
+DataFrame as 1 shard and as N shards (rows/s, wall clock of write(), Spark
+already started). Prints one JSON line per run.
+
+    make lib && DRYDB_LIBRARY=build/libdrydb.so python3 bench/shard/spark_build.py --rows 1000000 --shards 8 --cores 2
+"""
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "bindings", "python"))
+
+import drydb  # noqa: E402
+import drydb.spark  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rows", type=int, default=1_000_000)
+    ap.add_argument("--shards", type=int, default=8)
+    ap.add_argument("--cores", type=int, default=2)
+    a = ap.parse_args()
+    from pyspark.sql import SparkSession, functions as F
+    drydb.library_version()
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (sys.path[0], os.environ.get("PYTHONPATH")) if p)
+    os.environ["DRYDB_LIBRARY"] = drydb.library_path()
+    s = (SparkSession.builder.master("local[%d]" % a.cores).appName("drydb-bench")
+         .config("spark.ui.enabled", "false").getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    df = (s.range(a.rows).withColumn("name", F.format_string("n%09d", F.col("id")))
+          .withColumn("cat", F.concat(F.lit("c"), (F.col("id") % 7).cast("string"))))
+    for shards in (1, a.shards):
+        with tempfile.TemporaryDirectory() as d:
+            t = time.perf_counter()
+            drydb.spark.write(df, os.path.join(d, "db.manifest"), key="id", shards=shards, indexes={"cat": "cat"})
+            took = time.perf_counter() - t
+            size = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d))
+            print(json.dumps({"rows": a.rows, "shards": shards, "cores": a.cores, "seconds": round(took, 2),
+                              "rows_per_s": round(a.rows / took), "bytes": size}), flush=True)
+    s.stop()
+
+
+if __name__ == "__main__":
+    main()

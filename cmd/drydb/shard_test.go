@@ -1,0 +1,72 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// drydb shard builds range shards and their manifest from CSV/JSONL inputs
+// (through build) or from a drydb file, and every command reads the
+// manifest as the one file it came from.
+func TestShard(t *testing.T) {
+	dir, f := shop(t)
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"from a drydb file", []string{"shard", f, "-o", "a.manifest", "--shards", "3", "--jobs", "2"}},
+		{"from the inputs", []string{"shard", "-o", "b.manifest", "--shards=4", "-k", "id", "-e", "int64", "--unique-index", "email", "--index", "city", testdata("users.csv"),
+			"-k", "order", "--value-format", "msgpack", "--index", "user:int64", testdata("orders.jsonl")}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var man string
+			for i, a := range c.args {
+				if a == "-o" {
+					man = c.args[i+1]
+				}
+			}
+			expect(t, drydb(t, dir, "", c.args...), 0, "built "+man+": ", "2 tables, 17 rows")
+			expect(t, drydb(t, dir, "", "verify", man), 0, "ok: 2 tables")
+			expect(t, drydb(t, dir, "", "info", man), 0, "shards:", "index email on email (unique, string, 11 entries)")
+			// every read as on the file the shards came from
+			for _, q := range [][]string{
+				{"scan", "-t", "users"},
+				{"range", "-t", "users", "3", "11", "--reverse"},
+				{"count", "-t", "users", "2", "10"},
+				{"get", "-t", "users", "1", "7", "12"},
+				{"get", "-t", "users", "--index", "city", "London"},
+				{"scan", "-t", "orders"},
+				{"get", "-t", "orders", "--index", "user", "3"},
+			} {
+				want := drydb(t, dir, "", append([]string{q[0], f}, q[1:]...)...)
+				got := drydb(t, dir, "", append([]string{q[0], man}, q[1:]...)...)
+				if want.code != 0 || got.code != want.code || got.out != want.out {
+					t.Fatalf("%v: one file gives\n%s\nthe manifest gives\n%s", q, want, got)
+				}
+			}
+		})
+	}
+	// a missing shard is named
+	shards, _ := filepath.Glob(filepath.Join(dir, "a-*-00002.drydb"))
+	if len(shards) != 1 {
+		t.Fatalf("shard files: %v", shards)
+	}
+	os.Remove(shards[0])
+	expect(t, drydb(t, dir, "", "verify", "a.manifest"), 1, filepath.Base(shards[0]))
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"shard", f, "--shards", "2"}, "missing -o"},
+		{[]string{"shard", f, "-o", "x.manifest"}, "missing --shards"},
+		{[]string{"shard", "-o", "x.manifest", "--shards", "2"}, "missing INPUT"},
+		{[]string{"shard", "nope.drydb", "-o", "x.manifest", "--shards", "2"}, "no such file"},
+	} {
+		r := drydb(t, dir, "", c.args...)
+		if r.code == 0 || !strings.Contains(r.out+r.err, c.want) {
+			t.Fatalf("%v: %s, want %q", c.args, r, c.want)
+		}
+	}
+}
