@@ -68,12 +68,14 @@ else
 SHLIB    := libdrydb.so
 SONAME   := libdrydb.so.$(SOMAJOR)
 REALNAME := libdrydb.so.$(VERSION)
-SOFLAGS  := -Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map $(RELR)
+SOFLAGS  := -Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map -Wl,-z,noseparate-code $(RELR)
 endif
 # binutils of the target, for scripts/localize-archive (aarch64-linux-gnu-)
 TOOLPREFIX ?=
 LDFLAGS := -s -w -extldflags '$(SOFLAGS)'
-GOFLAGS_LIB := -trimpath -buildvcs=false
+# capi/cold-packages: built without inlining (it says why); CMake reads it too
+COLD_PKGS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' $(CURDIR)/capi/cold-packages)
+GOFLAGS_LIB := -trimpath -buildvcs=false $(foreach p,$(COLD_PKGS),-gcflags=$(p)=-l)
 
 .PHONY: all lib archive cli check-size test test-go test-c test-python test-csharp \
         test-valgrind test-cgocheck2 cmake-build vectors install install-files uninstall test-install clean
@@ -92,9 +94,15 @@ lib:
 	@size=$$(wc -c < $(BUILD)/$(SHLIB)); \
 	  if [ $$size -gt $(MAXSIZE) ]; then echo "WARNING: $(SHLIB) is $$size bytes, over the $(MAXSIZE)-byte budget (make check-size)" >&2; fi
 
-# Fails when the stripped library exceeds the size budget.
+# Fails when the stripped library exceeds the size budget. The budget is the
+# release library's: under a GOEXPERIMENT (CI's cgocheck2 adds ~100 KB of
+# checks) a release build is made beside it and measured instead.
 check-size: lib
-	@size=$$(wc -c < $(BUILD)/$(SHLIB)); echo "$(SHLIB): $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
+	@lib=$(BUILD)/$(SHLIB); \
+	if [ -n "$$GOEXPERIMENT" ]; then mkdir -p $(BUILD)/release && lib=$(BUILD)/release/$(SHLIB) && \
+	  GOEXPERIMENT= $(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="$(LDFLAGS)" -o $$lib ./capi && \
+	  rm -f $(BUILD)/release/libdrydb.h && echo "check-size: GOEXPERIMENT=$$GOEXPERIMENT: measuring a release build"; fi; \
+	size=$$(wc -c < $$lib); echo "$(SHLIB): $$size bytes (budget $(MAXSIZE))"; test $$size -le $(MAXSIZE)
 
 # The archive keeps only the API global (scripts/localize-archive).
 archive:

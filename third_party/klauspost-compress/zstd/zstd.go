@@ -6,8 +6,9 @@ package zstd
 import (
 	"bytes"
 	"errors"
-	"log"
+	"fmt"
 	"math"
+	"os"
 
 	"github.com/klauspost/compress/internal/le"
 )
@@ -100,13 +101,13 @@ var (
 
 func println(a ...any) {
 	if debug || debugDecoder || debugEncoder {
-		log.Println(a...)
+		fmt.Fprintln(os.Stderr, a...)
 	}
 }
 
 func printf(format string, a ...any) {
 	if debug || debugDecoder || debugEncoder {
-		log.Printf(format, a...)
+		fmt.Fprintf(os.Stderr, format, a...)
 	}
 }
 
