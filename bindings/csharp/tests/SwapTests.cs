@@ -142,7 +142,7 @@ namespace DryDB.Tests
                             }
                             case 3:
                             {
-                                var rows = t.Range(k, k + 39).ToList(); // 40 keys: one batch
+                                var rows = t.Range(k, k + 40).ToList(); // [k, k + 40): 40 keys, one batch
                                 long hi = Ver(db);
                                 var seen = new HashSet<long>(rows.Select(r => Dec(r.Value, Keys.ToInt64(r.Key))));
                                 if (seen.Count > 1) bad("range (mixed)", k, string.Join(",", seen), lo, hi);
