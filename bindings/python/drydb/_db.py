@@ -924,9 +924,15 @@ class Index(_Keyed):
         return list(self.range(ikey, ikey, inclusive=(True, True)))
 
     def count(self, start: Any = None, stop: Any = None, *,
-              inclusive: Tuple[bool, bool] = (True, False)) -> int:
-        """Number of entries with index key within the bounds."""
-        lo, lok, hi, hik = self._bounds(start, stop, inclusive)
+              inclusive: Tuple[bool, bool] = (True, False), prefix: Any = None) -> int:
+        """Number of entries with index key within the bounds, or starting
+        with ``prefix`` (as :meth:`prefix` takes it; no bounds then)."""
+        if prefix is not None:
+            if start is not None or stop is not None:
+                raise TypeError("drydb: count() takes bounds or prefix=, not both")
+            lo, lok, hi, hik = _fast._prefix_bounds(self._key.encode_prefix(prefix))
+        else:
+            lo, lok, hi, hik = self._bounds(start, stop, inclusive)
         out = c_uint64()
         rc = L.index_count(self._h, lo, len(lo), lok, hi, len(hi), hik, byref(out))
         if rc:

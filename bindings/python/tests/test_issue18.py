@@ -48,6 +48,12 @@ def test_count_prefix(db):
     assert db["p"].count(prefix=("a",)) == 3 and db["p"].count(prefix=("ab", 2)) == 1
     with pytest.raises(TypeError):
         db["s"].count("a", "b", prefix="a")
+    # and on an index: by_s maps (s, n) -> (s, n), so its prefixes count the same
+    ix = db["p"].index("by_s")
+    assert ix.count(prefix=("a",)) == 3 and ix.count(prefix=("ab", 2)) == 1 and ix.count(prefix=("c",)) == 0
+    assert ix.count(prefix=("a",)) == len(list(ix.prefix(("a",))))
+    with pytest.raises(TypeError):
+        ix.count(("a",), None, prefix=("a",))
 
 
 def test_partial_composite_bounds(db):
