@@ -131,13 +131,20 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	for hn < 8*int(n) {
 		hn <<= 1
 	}
-	wsize := int(unsafe.Sizeof(slotWords{}))
+	wsize := 0
+	if !wordsInGoHeap {
+		wsize = int(unsafe.Sizeof(slotWords{}))
+	}
 	if c.hintMem, err = osfile.Alloc(hn*8 + int(n)*wsize); err != nil {
 		osfile.Free(mem)
 		return nil, fmt.Errorf("drydb: allocating a page cache's index: %w", err)
 	}
 	c.hints = unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(c.hintMem))), hn)
-	c.words = unsafe.Slice((*slotWords)(unsafe.Pointer(&c.hintMem[hn*8])), n)
+	if wordsInGoHeap {
+		c.words = make([]slotWords, n)
+	} else {
+		c.words = unsafe.Slice((*slotWords)(unsafe.Pointer(&c.hintMem[hn*8])), n)
+	}
 	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
 	for i := range c.shards {
 		c.shards[i].m = map[cacheKey]int32{}
