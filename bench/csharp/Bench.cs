@@ -521,7 +521,8 @@ namespace DryDBBench
             for (;;)
             {
                 // one call per batch: the rows of [lo, hi], at most ScanBatch of them
-                int m = t.ReadRange(lo, hi, false, ScanBatch, ks, kls, vs, vls);
+                // (ReadRange's two keys are half-open: [lo, hi + 1))
+                int m = t.ReadRange(lo, hi + 1, false, ScanBatch, ks, kls, vs, vls);
                 for (int i = 0; i < m; i++) sum += vs[i][(long)(ulong)vls[i] - 1];
                 n += m;
                 if (m < ScanBatch) break;
@@ -552,8 +553,9 @@ namespace DryDBBench
                 }
             return sum < 0 ? -1 : n;
         }
-        public override long Count(long lo, long hi) { return t.Count(lo, hi); }
-        public override long Count(byte[] lo, byte[] hi) { return t.Count(lo, hi); }
+        // [lo, hi], as every store here counts (two keys alone would be [lo, hi))
+        public override long Count(long lo, long hi) { return t.Count(DryDB.Bound.Inclusive(lo), DryDB.Bound.Inclusive(hi)); }
+        public override long Count(byte[] lo, byte[] hi) { return t.Count(DryDB.Bound.Inclusive(lo), DryDB.Bound.Inclusive(hi)); }
     }
 #endif
 

@@ -12,7 +12,7 @@ using System.Linq;
 using System.Text;
 using System.Threading;
 using DryDB;
-using Index = DryDB.Index;
+
 
 static class CsReader
 {
@@ -48,10 +48,10 @@ static class CsReader
     sealed class Worker
     {
         ulong r;
-        readonly Table[] ints; readonly Table names; readonly Index ix;
+        readonly Table[] ints; readonly Table names; readonly SecondaryIndex ix;
         public long Ops, Errors;
         public readonly List<string> Msgs = new List<string>();
-        public Worker(ulong seed, Table[] ints, Table names, Index ix) { r = seed; this.ints = ints; this.names = names; this.ix = ix; }
+        public Worker(ulong seed, Table[] ints, Table names, SecondaryIndex ix) { r = seed; this.ints = ints; this.names = names; this.ix = ix; }
 
         ulong Next() { r ^= r >> 12; r ^= r << 25; r ^= r >> 27; return r * 2685821657736338717UL; }
         long Rn(long m) { return (long)(Next() % (ulong)m); }
