@@ -247,8 +247,10 @@ namespace DryDB.Tests
             var here = AppDomain.CurrentDomain.BaseDirectory;
             var dir = System.IO.Path.Combine(Fx.Dir, "nolib");
             Directory.CreateDirectory(dir);
-            foreach (var f in new[] { "DryDB.dll", "DryDB.dll.config", "DryDB.Tests.exe" })
-                File.Copy(System.IO.Path.Combine(here, f), System.IO.Path.Combine(dir, f), true);
+            // netstandard.dll: the facade a netstandard2.0 DryDB.dll needs on Mono, when beside it (scripts/test-nupkg)
+            foreach (var f in new[] { "DryDB.dll", "DryDB.dll.config", "DryDB.Tests.exe", "netstandard.dll" })
+                if (f != "netstandard.dll" || File.Exists(System.IO.Path.Combine(here, f)))
+                    File.Copy(System.IO.Path.Combine(here, f), System.IO.Path.Combine(dir, f), true);
             var psi = new ProcessStartInfo(Process.GetCurrentProcess().MainModule.FileName, "DryDB.Tests.exe --no-library") { WorkingDirectory = dir, UseShellExecute = false, RedirectStandardOutput = true, RedirectStandardError = true };
             psi.EnvironmentVariables.Remove("LD_LIBRARY_PATH");
             psi.EnvironmentVariables.Remove("DRYDB_LIBRARY");
