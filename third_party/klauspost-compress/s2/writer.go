@@ -6,10 +6,10 @@
 package s2
 
 import (
-	rand "github.com/klauspost/compress/internal/zeroreader"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	rand "github.com/klauspost/compress/internal/zeroreader"
 	"io"
 	"runtime"
 	"sync"

@@ -5,9 +5,9 @@
 package zstd
 
 import (
-	rand "github.com/klauspost/compress/internal/zeroreader"
 	"errors"
 	"fmt"
+	rand "github.com/klauspost/compress/internal/zeroreader"
 	"io"
 	"math"
 	rdebug "runtime/debug"
