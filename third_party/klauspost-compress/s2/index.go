@@ -7,7 +7,6 @@ package s2
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -515,28 +514,6 @@ func IndexStream(r io.Reader) ([]byte, error) {
 	}
 }
 
-// JSON returns the index as JSON text.
-func (i *Index) JSON() []byte {
-	type offset struct {
-		CompressedOffset   int64 `json:"compressed"`
-		UncompressedOffset int64 `json:"uncompressed"`
-	}
-	x := struct {
-		TotalUncompressed int64    `json:"total_uncompressed"` // Total Uncompressed size if known. Will be -1 if unknown.
-		TotalCompressed   int64    `json:"total_compressed"`   // Total Compressed size if known. Will be -1 if unknown.
-		Offsets           []offset `json:"offsets"`
-		EstBlockUncomp    int64    `json:"est_block_uncompressed"`
-	}{
-		TotalUncompressed: i.TotalUncompressed,
-		TotalCompressed:   i.TotalCompressed,
-		EstBlockUncomp:    i.estBlockUncomp,
-	}
-	for _, v := range i.info {
-		x.Offsets = append(x.Offsets, offset{CompressedOffset: v.compressedOffset, UncompressedOffset: v.uncompressedOffset})
-	}
-	b, _ := json.MarshalIndent(x, "", "  ")
-	return b
-}
 
 // RemoveIndexHeaders will trim all headers and trailers from a given index.
 // This is expected to save 20 bytes.
