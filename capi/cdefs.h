@@ -12,6 +12,14 @@
 #define DRYDB__HIDDEN __attribute__((visibility("hidden")))
 #endif
 
+/* Thread-locals the library reads on every call: initial-exec, so an access
+ * is one load, not a call (Windows: mingw's emulated TLS is a call anyway). */
+#ifndef _WIN32
+#define DRYDB__TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define DRYDB__TLS_IE
+#endif
+
 /* Non-NULL pointer returned for zero-length data. */
 DRYDB__HIDDEN extern const uint8_t drydb__empty[1];
 

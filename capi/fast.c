@@ -97,7 +97,7 @@ static struct drydb__ft *free_list;
 /* ---- fault guard ---- */
 
 #ifndef _WIN32
-static __thread sigjmp_buf *fault_jmp __attribute__((tls_model("initial-exec")));
+static __thread sigjmp_buf *fault_jmp DRYDB__TLS_IE;
 static struct sigaction old_bus, old_segv;
 
 static void on_fault(int sig, siginfo_t *si, void *uc) {
@@ -274,8 +274,9 @@ static inline int current(const struct drydb__ft *ft) {
         atomic_fetch_add(&(ft)->active[s_].n, 1);                             \
         if (atomic_load(&(ft)->handle) == (h) && current(ft)) {               \
             fault_buf jb_;                                                    \
-            drydb__ver_hold((ft)->ver, (ft)->vgen);                           \
-            if (fault_try(jb_) == 0) {                                        \
+            if (!drydb__ver_hold((ft)->ver, (ft)->vgen)) {                    \
+                rc = FALLBACK; /* out of memory: Go says so */                \
+            } else if (fault_try(jb_) == 0) {                                 \
                 fault_arm(jb_);                                               \
                 call;                                                         \
             } else {                                                          \
@@ -321,29 +322,9 @@ DRYDB__HIDDEN void drydb__fault_arm(drydb__fault_buf *jb) { (void)jb; }
 
 static pthread_mutex_t ver_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct drydb__ver *ver_free;
-#ifndef _WIN32
-#define TLS_IE __attribute__((tls_model("initial-exec"))) /* as fault_jmp: no call per access */
-#else
-#define TLS_IE
-#endif
-static __thread struct {
-    struct drydb__ver *ver;
-    uint32_t gen;
-    int key_set;
-} held TLS_IE;
-static pthread_key_t held_key;
-static pthread_once_t held_once = PTHREAD_ONCE_INIT;
 
 #define VER_GEN(w) ((uint32_t)((w) >> 32))
 #define VER_REFS(w) ((uint32_t)(w))
-
-/* at thread exit: the thread's hold goes with it */
-static void held_exit(void *unused) {
-    (void)unused;
-    drydb__ver_unhold();
-}
-
-static void held_init(void) { pthread_key_create(&held_key, held_exit); }
 
 DRYDB__HIDDEN struct drydb__ver *drydb__ver_new(uint32_t *gen) {
     pthread_mutex_lock(&ver_mu);
@@ -372,30 +353,6 @@ DRYDB__HIDDEN void drydb__ver_release(struct drydb__ver *v, uint32_t gen) {
     while (VER_GEN(w) == gen && VER_REFS(w) > 0) {
         if (__atomic_compare_exchange_n(&v->word, &w, w - 1, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
     }
-}
-
-/* hold makes v the calling thread's held version (the caller knows v is
- * alive: it is inside a call that keeps v from being reaped). The common
- * case, the thread already holds v, costs two thread-local loads. */
-DRYDB__HIDDEN void drydb__ver_hold(struct drydb__ver *v, uint32_t gen) {
-    if (held.ver == v && held.gen == gen) return;
-    if (!held.key_set) {
-        pthread_once(&held_once, held_init);
-        pthread_setspecific(held_key, (void *)1);
-        held.key_set = 1;
-    }
-    drydb__ver_unhold();
-    if (drydb__ver_acquire(v, gen)) {
-        held.ver = v;
-        held.gen = gen;
-    }
-}
-
-DRYDB__HIDDEN void drydb__ver_unhold(void) {
-    struct drydb__ver *v = held.ver;
-    if (v == NULL) return;
-    held.ver = NULL;
-    drydb__ver_release(v, held.gen);
 }
 
 /* reap recycles v if nothing holds it (refs 0), or in any case with force

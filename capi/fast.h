@@ -136,7 +136,9 @@ struct drydb__dbc {
 struct drydb__ver *drydb__ver_new(uint32_t *gen);
 int drydb__ver_acquire(struct drydb__ver *v, uint32_t gen);
 void drydb__ver_release(struct drydb__ver *v, uint32_t gen);
-void drydb__ver_hold(struct drydb__ver *v, uint32_t gen);
+/* The calling thread's hold (helpers.c keeps it with the thread's other
+ * state): hold returns 0 only when that state cannot be allocated. */
+int drydb__ver_hold(struct drydb__ver *v, uint32_t gen);
 void drydb__ver_unhold(void);
 int drydb__ver_reap(struct drydb__ver *v, uint32_t gen, int force);
 uint32_t drydb__ver_refs(struct drydb__ver *v, uint32_t gen);

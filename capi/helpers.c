@@ -9,6 +9,7 @@
 
 #include "drydb.h"
 #include "cdefs.h"
+#include "fast.h"
 
 const uint8_t drydb__empty[1] = {0};
 
@@ -52,21 +53,32 @@ _Static_assert(sizeof(struct drydb_cache_stats) == DRYDB_CACHE_STATS_SIZE, "dryd
 
 #define ERRMSG_CAP 4096
 
+/* A thread's state. Its destructor gets it as its argument and must not
+ * touch the __thread pointer: on Windows, thread-locals are mingw's emulated
+ * TLS, whose own destructor may already have freed them when this one runs
+ * (writing a thread-local there recreated it mid-exit and crashed the
+ * process, holding the heap lock: the "hang" test_threads showed under Wine). */
 struct tls {
     char errmsg[ERRMSG_CAP];
     uint8_t *buf;
     size_t cap;
+    /* The version this thread holds (fast.c's "versions"): what its last
+     * call returned points into it, so it stays mapped until the thread's
+     * next call or its exit. */
+    struct drydb__ver *held;
+    uint32_t held_gen;
 };
 
-static __thread struct tls *tls_state;
+static __thread struct tls *tls_state DRYDB__TLS_IE;
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 
 /* Free a thread's state when it exits, so threads that come and go do not
- * leak their value buffers. */
+ * leak their value buffers, and drop its hold. */
 static void tls_destroy(void *p) {
     struct tls *t = p;
     if (t) {
+        if (t->held) drydb__ver_release(t->held, t->held_gen);
         free(t->buf);
         free(t);
     }
@@ -83,6 +95,29 @@ static struct tls *tls_get(void) {
     tls_state = t;
     pthread_setspecific(tls_key, t);
     return t;
+}
+
+/* hold makes v the calling thread's held version (the caller knows v is
+ * alive: it is inside a call that keeps v from being reaped). The common
+ * case, the thread already holds v, costs three loads. */
+DRYDB__HIDDEN int drydb__ver_hold(struct drydb__ver *v, uint32_t gen) {
+    struct tls *t = tls_state;
+    if (t != NULL && t->held == v && t->held_gen == gen) return 1;
+    if (t == NULL && (t = tls_get()) == NULL) return 0;
+    drydb__ver_unhold();
+    if (drydb__ver_acquire(v, gen)) {
+        t->held = v;
+        t->held_gen = gen;
+    }
+    return 1;
+}
+
+DRYDB__HIDDEN void drydb__ver_unhold(void) {
+    struct tls *t = tls_state;
+    if (t == NULL || t->held == NULL) return;
+    struct drydb__ver *v = t->held;
+    t->held = NULL;
+    drydb__ver_release(v, t->held_gen);
 }
 
 void drydb__set_errmsg(const char *msg, size_t n) {

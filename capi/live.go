@@ -112,7 +112,10 @@ func (r *dbRoot) enter() (*dbObj, C.int) {
 			return nil, failf(codeClosed, "database is closed")
 		}
 		if d := r.current(); d != nil && d.enter() {
-			C.drydb__ver_hold(d.cver, d.gen)
+			if C.drydb__ver_hold(d.cver, d.gen) == 0 {
+				d.leave()
+				return nil, failf(codeNoMem, "out of memory for the thread's state")
+			}
 			return d, codeOK
 		}
 		// A refresh retired the version we read: read again.
