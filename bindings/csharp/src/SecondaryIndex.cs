@@ -234,7 +234,7 @@ namespace DryDB
             return Typed(Cursor.Create(db, true, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
 
-        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; c.Decoder = table.Decode; return c; }
 
         // ------------------------------------------------------------ async twins
 

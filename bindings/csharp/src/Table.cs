@@ -86,9 +86,9 @@ namespace DryDB
         public override string ToString() { return "Table(" + Name + ", " + KeyKind + ")"; }
 
         /// <summary>The name of the values' encoding recorded in the file ("json",
-        /// "msgpack", "raw", a user's name), "" when none. The C# binding returns
-        /// values as bytes whatever it is (no JSON or MessagePack library is
-        /// assumed): pass the matching deserializer to <see cref="WithSerializer{T}"/>.</summary>
+        /// "msgpack", "raw", a user's name), "" when none. The byte[] calls
+        /// ignore it; <see cref="GetDecoded"/>, <see cref="Get{T}"/>,
+        /// <see cref="Decoded"/> and Cursor.DecodedValue decode by it (see <see cref="Codecs"/>).</summary>
         public string Codec
         {
             get
@@ -971,7 +971,7 @@ namespace DryDB
             return Typed(Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
 
-        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; c.Decoder = Decode; return c; }
 
         // ------------------------------------------------------------ indexes
 
