@@ -32,15 +32,12 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (db.Call())
                 {
-                    db.AddRef(ref added);
                     NativeIndexInfo ni;
                     Native.Check(Native.drydb_index_info(ih, &ni));
                     return new IndexInfo { KeyKind = (KeyKind)ni.key_kind, Parts = Table.PartsOf(ni.parts, ni.nparts), Entries = (long)ni.entries, Unique = ni.unique != 0 };
                 }
-                finally { if (added) db.Release(); }
             }
         }
 
@@ -62,10 +59,8 @@ namespace DryDB
         {
             if (indexKey.IsNull) throw new ArgumentNullException("indexKey");
             var ik = Enc(indexKey);
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 var cb = CopyBuffers.Current;
                 cb.Want(true, true, false);
                 int rc;
@@ -82,7 +77,6 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
             }
-            finally { if (added) db.Release(); }
         }
 
         /// <summary>The value of the first row with that index key, or null.</summary>
@@ -107,17 +101,14 @@ namespace DryDB
 
         long CountCore(Bound lo, Bound hi)
         {
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 ulong n; int rc;
                 fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
                     rc = Native.drydb_index_count(ih, l, Table.Len(lo.Key), (int)lo.Kind, h, Table.Len(hi.Key), (int)hi.Kind, &n);
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Release(); }
         }
         /// <summary>Entries with lo &lt;= index key &lt; hi (half-open, as in every
         /// drydb language); a null string or byte[] is an open end.</summary>
@@ -167,10 +158,8 @@ namespace DryDB
 
         IntPtr OpenRaw(Bound lo, Bound hi, byte[] prefix)
         {
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 IntPtr cur; int rc;
                 if (prefix != null)
                     fixed (byte* p = prefix) rc = Native.drydb_index_cursor_open_prefix(ih, p, (UIntPtr)prefix.Length, &cur);
@@ -180,7 +169,6 @@ namespace DryDB
                 Native.Check(rc);
                 return cur;
             }
-            finally { if (added) db.Release(); }
         }
 
         // One drydb__copy_cursor_batch (more when not one entry fits the
@@ -189,31 +177,32 @@ namespace DryDB
         bool Fill(IntPtr cur, bool reverse, List<IndexEntry> batch)
         {
             batch.Clear();
-            bool added = false;
             var cb = CopyBuffers.Current;
             try
             {
-                db.AddRef(ref added);
-                cb.Want(true, true, true);
-                UIntPtr n;
-                int rc;
-                while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)Table.BatchSize, cb.Cols, &n)) == Native.FULL
-                       && (ulong)n == 0)
-                    cb.GrowFor(0);
-                if (rc == Native.NOTFOUND) return false;
-                if (rc != Native.FULL) Native.Check(rc);
-                int c = (int)(ulong)n;
-                NativeCol* cols = cb.Cols;
-                byte* k = cols[0].buf, p = cols[1].buf, v = cols[2].buf;
-                UIntPtr* kl = cols[0].lens, pl = cols[1].lens, vl = cols[2].lens;
-                for (int i = 0; i < c; i++)
+                using (db.Call())
                 {
-                    batch.Add(new IndexEntry(Native.Copy(k, kl[i]), Native.Copy(p, pl[i]), Native.Copy(v, vl[i])));
-                    k += (ulong)kl[i]; p += (ulong)pl[i]; v += (ulong)vl[i];
+                    cb.Want(true, true, true);
+                    UIntPtr n;
+                    int rc;
+                    while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)Table.BatchSize, cb.Cols, &n)) == Native.FULL
+                           && (ulong)n == 0)
+                        cb.GrowFor(0);
+                    if (rc == Native.NOTFOUND) return false;
+                    if (rc != Native.FULL) Native.Check(rc);
+                    int c = (int)(ulong)n;
+                    NativeCol* cols = cb.Cols;
+                    byte* k = cols[0].buf, p = cols[1].buf, v = cols[2].buf;
+                    UIntPtr* kl = cols[0].lens, pl = cols[1].lens, vl = cols[2].lens;
+                    for (int i = 0; i < c; i++)
+                    {
+                        batch.Add(new IndexEntry(Native.Copy(k, kl[i]), Native.Copy(p, pl[i]), Native.Copy(v, vl[i])));
+                        k += (ulong)kl[i]; p += (ulong)pl[i]; v += (ulong)vl[i];
+                    }
+                    return c > 0;
                 }
-                return c > 0;
             }
-            finally { if (added) db.Release(); cb.Trim(); }
+            finally { cb.Trim(); }
         }
 
         // ------------------------------------------------------------ cursors

@@ -5,15 +5,29 @@ using System.Collections.Generic;
 
 namespace DryDB
 {
-    public sealed partial class Table
+    public sealed unsafe partial class Table
     {
-        string codec; // the recorded name, read once: a file does not change
+        /// <summary>The name of the values' encoding recorded in the file ("json",
+        /// "msgpack", "raw", a user's name), "" when none. The byte[] calls
+        /// ignore it; <see cref="GetDecoded"/>, <see cref="Get{T}"/>,
+        /// <see cref="Decoded"/> and Cursor.DecodedValue decode by it (see <see cref="Codecs"/>).</summary>
+        public string Codec
+        {
+            get
+            {
+                using (db.Call())
+                {
+                    IntPtr p;
+                    Native.Check(Native.drydb_table_codec(th, &p));
+                    return Native.FromCString(p);
+                }
+            }
+        }
 
-        string CodecName { get { return codec ?? (codec = Codec); } }
-
-        // The decoder of the recorded codec, null for raw values. Looked up per
-        // call, so a Codecs.Register after the table was opened counts.
-        Func<byte[], object> Decoder() { return Codecs.Decoder(CodecName, What); }
+        // The decoder of the recorded codec, null for raw values. Both looked
+        // up per call: a Codecs.Register after the table was opened counts, and
+        // so does a Refresh onto a file that records another codec.
+        Func<byte[], object> Decoder() { return Codecs.Decoder(Codec, What); }
 
         internal object Decode(byte[] value)
         {
@@ -65,6 +79,13 @@ namespace DryDB
             var d = Decoder();
             if (d == null) return new TypedTable<T>(this, b => Codecs.ConvertTo<T>(b));
             return new TypedTable<T>(this, b => Codecs.ConvertTo<T>(d(b)));
+        }
+
+        /// <summary>This table viewed through a value serializer (MessagePack,
+        /// JSON... of the caller's choosing).</summary>
+        public TypedTable<T> WithSerializer<T>(Func<byte[], T> deserialize)
+        {
+            return new TypedTable<T>(this, deserialize);
         }
     }
 }
