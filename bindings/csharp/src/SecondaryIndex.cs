@@ -149,9 +149,13 @@ namespace DryDB
             IntPtr cur = OpenRaw(lo, hi, prefix);
             try
             {
-                var batch = new List<IndexEntry>(Table.BatchSize);
-                while (Fill(cur, reverse, batch))
+                int max = Table.FirstBatch;
+                var batch = new List<IndexEntry>(max);
+                while (Fill(cur, reverse, max, batch))
+                {
                     for (int i = 0; i < batch.Count; i++) yield return batch[i];
+                    max = Table.NextBatch(max);
+                }
             }
             finally { Table.CloseRaw(db, cur); }
         }
@@ -174,7 +178,7 @@ namespace DryDB
         // One drydb__copy_cursor_batch (more when not one entry fits the
         // buffers, which then grow): index keys, primary keys and values copied
         // by the library into CopyBuffers, and into arrays from there.
-        bool Fill(IntPtr cur, bool reverse, List<IndexEntry> batch)
+        bool Fill(IntPtr cur, bool reverse, int max, List<IndexEntry> batch)
         {
             batch.Clear();
             var cb = CopyBuffers.Current;
@@ -185,7 +189,7 @@ namespace DryDB
                     cb.Want(true, true, true);
                     UIntPtr n;
                     int rc;
-                    while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)Table.BatchSize, cb.Cols, &n)) == Native.FULL
+                    while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)max, cb.Cols, &n)) == Native.FULL
                            && (ulong)n == 0)
                         cb.GrowFor(0);
                     if (rc == Native.NOTFOUND) return false;

@@ -341,7 +341,7 @@ namespace DryDB
         // ------------------------------------------------------------ ranges
 
         /// <summary>Rows with keys within the bounds, in key order (or reversed).
-        /// Reads in batches (64 rows, then up to 256) with one drydb_range call each
+        /// Reads in batches (16 rows, doubling up to 256) with one drydb_range call each
         /// and no cursor; each key and value is a copy. Rows are read as the
         /// enumeration advances; a step after the database is disposed throws
         /// ObjectDisposedException.</summary>
@@ -385,13 +385,18 @@ namespace DryDB
             hi = up == null ? Bound.Unbounded : Bound.Exclusive(up);
         }
 
-        internal const int BatchSize = 64;
-        const int MaxRangeBatch = CopyBuffers.Rows;
+        // Range, Prefix and index enumerations read batches sized to what is
+        // consumed: FirstBatch rows first, so that taking the first few rows of
+        // a long range costs about that many, then doubling up to
+        // CopyBuffers.Rows, so that a long walk costs few crossings. Not const:
+        // the tests and the bench try other first sizes (1 to CopyBuffers.Rows).
+        internal static int FirstBatch = 16;
+        internal static int NextBatch(int max) { return Math.Min(2 * max, CopyBuffers.Rows); }
 
         IEnumerable<KeyValuePair<byte[], byte[]>> Iterate(Bound lo, Bound hi, bool reverse)
         {
-            var batch = new List<KeyValuePair<byte[], byte[]>>(BatchSize);
-            int max = BatchSize;
+            int max = FirstBatch;
+            var batch = new List<KeyValuePair<byte[], byte[]>>(max);
             for (;;)
             {
                 // last: a copy of the batch's last key when the batch was full (the
@@ -400,7 +405,7 @@ namespace DryDB
                 for (int i = 0; i < batch.Count; i++) yield return batch[i];
                 if (last == null) yield break;
                 if (reverse) hi = Bound.Exclusive(last); else lo = Bound.Exclusive(last);
-                if (max < MaxRangeBatch) max *= 2;
+                max = NextBatch(max);
             }
         }
 
