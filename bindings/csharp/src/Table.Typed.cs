@@ -115,23 +115,27 @@ namespace DryDB
 
         public byte[][] GetMany(IList<long> keys)
         {
-            if (keys == null) throw new ArgumentNullException("keys");
+            var a = AsArray(keys);
             Kind(KeyKind.Int64);
-            var a = keys as long[];
-            if (a == null) { a = new long[keys.Count]; keys.CopyTo(a, 0); }
             var r = new byte[a.Length][];
             ManyFixed(a, null, 0, r, 0, a.Length);
             return r;
         }
         public byte[][] GetMany(IList<ulong> keys)
         {
-            if (keys == null) throw new ArgumentNullException("keys");
+            var a = AsArray(keys);
             Kind(KeyKind.UInt64);
-            var a = keys as ulong[];
-            if (a == null) { a = new ulong[keys.Count]; keys.CopyTo(a, 0); }
             var r = new byte[a.Length][];
             ManyFixed(null, a, 0, r, 0, a.Length);
             return r;
+        }
+
+        static T[] AsArray<T>(IList<T> keys)
+        {
+            if (keys == null) throw new ArgumentNullException("keys");
+            var a = keys as T[];
+            if (a == null) { a = new T[keys.Count]; keys.CopyTo(a, 0); }
+            return a;
         }
         public byte[][] GetMany(IList<string> keys) { return GetMany(Encoded(keys)); }
         public byte[][] GetMany(IList<double> keys) { return GetMany(Encoded(keys)); }

@@ -178,7 +178,7 @@ namespace DryDB.Tests
 
         // CLOCK_THREAD_CPUTIME_ID: this thread's CPU time, which other
         // processes on a shared machine disturb less than the wall clock.
-        [System.Runtime.InteropServices.DllImport("libc")] static extern int clock_gettime(int clock, out Timespec ts);
+        [System.Runtime.InteropServices.DllImport("libc.so.6")] static extern int clock_gettime(int clock, out Timespec ts);
         struct Timespec { public long Sec, Nsec; }
         static long ThreadCpuNs() { Timespec ts; clock_gettime(3, out ts); return ts.Sec * 1000000000L + ts.Nsec; }
 

@@ -3,7 +3,6 @@
 // the CLI) decode to the values Python reads (codecs.json); the json and
 // msgpack readers case by case; typed conversion; unknown codecs; raw values.
 using System;
-using System.Collections;
 using System.Collections.Generic;
 using System.IO;
 using System.Linq;
@@ -14,9 +13,6 @@ namespace DryDB.Tests
     [TestClass]
     public sealed class CodecTests
     {
-        static Dictionary<string, object> D(object o) { return (Dictionary<string, object>)o; }
-        static List<object> L(object o) { return (List<object>)o; }
-
         // Python's lower-casing decoder of the user codec the vector records.
         static void RegisterUpperText() { Codecs.Register("upper-text", b => Encoding.UTF8.GetString(b).ToLowerInvariant()); }
 
@@ -76,24 +72,24 @@ namespace DryDB.Tests
             var p = System.IO.Path.Combine(dir, "codecs.json");
             if (!File.Exists(p)) throw new SkipException(p + " not present");
             RegisterUpperText();
-            var doc = D(Json.Parse(File.ReadAllText(p)));
+            var doc = Json.Obj(Json.Parse(File.ReadAllText(p)));
             int rows = 0;
             foreach (var which in new[] { "python_built", "cli_built" })
             {
-                var f = D(doc[which]);
+                var f = Json.Obj(doc[which]);
                 using (var db = Database.Open(System.IO.Path.Combine(dir, (string)f["file"])))
-                    foreach (var kv in D(f["tables"]))
+                    foreach (var kv in Json.Obj(f["tables"]))
                     {
                         var t = db.GetTable(kv.Key);
-                        var spec = D(kv.Value);
+                        var spec = Json.Obj(kv.Value);
                         Assert.Equal((string)spec["codec"], t.Codec, which + " " + kv.Key + " codec");
-                        var want = L(spec["rows"]);
+                        var want = Json.Arr(spec["rows"]);
                         var got = t.Decoded().All().ToList();
                         Assert.Equal(want.Count, got.Count, kv.Key + " rows");
                         for (int i = 0; i < want.Count; i++)
                         {
-                            long key = (long)L(want[i])[0];
-                            var w = Expected(L(want[i])[1]);
+                            long key = (long)Json.Arr(want[i])[0];
+                            var w = Expected(Json.Arr(want[i])[1]);
                             string what = which + " " + kv.Key + "[" + key + "]";
                             Assert.Equal(key, Keys.ToInt64(got[i].Key), what + " key");
                             Assert.True(Same(w, got[i].Value), what + ": want " + Show(w) + ", got " + Show(got[i].Value));

@@ -272,5 +272,7 @@ namespace DryDB.Tests
     public static class Json
     {
         public static object Parse(string s) { return Codecs.Decode("json", Encoding.UTF8.GetBytes(s)); }
+        public static Dictionary<string, object> Obj(object o) { return (Dictionary<string, object>)o; }
+        public static List<object> Arr(object o) { return (List<object>)o; }
     }
 }
