@@ -82,6 +82,19 @@ namespace DryDB
         /// <summary>The value of the first row with that index key, or null.</summary>
         public byte[] Get(Key indexKey) { byte[] pk, v; return TryGet(indexKey, out pk, out v) ? v : null; }
 
+        /// <summary>As <see cref="TryGet"/>, the value decoded by the table's codec
+        /// (see <see cref="DryDB.Table.GetDecoded"/>).</summary>
+        public bool TryGetDecoded(Key indexKey, out byte[] primaryKey, out object value)
+        {
+            byte[] v;
+            if (!TryGet(indexKey, out primaryKey, out v)) { value = null; return false; }
+            value = table.Decode(v);
+            return true;
+        }
+
+        /// <summary>The decoded value of the first row with that index key, or null.</summary>
+        public object GetDecoded(Key indexKey) { byte[] pk; object v; return TryGetDecoded(indexKey, out pk, out v) ? v : null; }
+
         /// <summary>Every entry with exactly this index key (primary key order); a
         /// partial tuple: every entry whose index key starts with it.</summary>
         public IEnumerable<IndexEntry> GetAll(Key indexKey)

@@ -196,6 +196,26 @@ namespace DryDB.Tests
                     Assert.Bytes(t.Get(1L), t.Get<byte[]>(1), name + " Get<byte[]>");
                 }
             }
+            // an index of a json table: its lookups and cursors decode the rows' values
+            var ip = System.IO.Path.Combine(dir, "codecs-index.drydb");
+            using (var b = new DatabaseBuilder())
+            {
+                var t = b.CreateTable("people", KeyKind.Int64, new TableOptions { Codec = "json" });
+                t.CreateIndex("by_name", KeyKind.String, (k, v) => Keys.String((string)Codecs.ConvertTo<Dictionary<string, object>>(Codecs.Decode("json", v))["name"]));
+                t.Append(1, Fx.B("{\"name\":\"ann\",\"age\":41}"));
+                t.Append(2, Fx.B("{\"name\":\"bob\",\"age\":7}"));
+                b.Build(ip);
+            }
+            using (var db = Database.Open(ip))
+            {
+                var ix = db.GetTable("people").Index("by_name");
+                Assert.Equal(7L, Json.Obj(ix.GetDecoded("bob"))["age"], "index GetDecoded");
+                byte[] pk; object v;
+                Assert.True(ix.TryGetDecoded("ann", out pk, out v) && Keys.ToInt64(pk) == 1 && (long)Json.Obj(v)["age"] == 41, "index TryGetDecoded");
+                Assert.False(ix.TryGetDecoded("cy", out pk, out v) || ix.GetDecoded("cy") != null, "index: absent");
+                using (var c = ix.OpenCursor())
+                    Assert.True(c.Next() && (string)Json.Obj(c.DecodedValue)["name"] == "ann", "index cursor DecodedValue");
+            }
             Assert.Throws<ArgumentException>(() => Codecs.Register("raw", v => v), "raw cannot be registered");
             Assert.Throws<ArgumentException>(() => Codecs.Register("a\nb", v => v), "a newline");
             Assert.Throws<NotSupportedException>(() => Codecs.Decode("nope", new byte[0]), "Decode of an unknown name");
