@@ -88,7 +88,7 @@ namespace DryDB
                 if (v is long || v is ulong) return Enum.ToObject(t, v);
             }
             else if (t == typeof(Guid) && v is string) return Guid.Parse((string)v);
-            else if ((t.IsPrimitive || t == typeof(decimal) || t == typeof(string)) && v is IConvertible)
+            else if ((t.IsPrimitive || t == typeof(decimal)) && v is IConvertible && !(v is string))
                 return System.Convert.ChangeType(v, t, CultureInfo.InvariantCulture);
             var list = v as List<object>;
             if (list != null)
@@ -261,7 +261,9 @@ namespace DryDB
                 if (long.TryParse(t, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out l)) return l;
                 if (ulong.TryParse(t, NumberStyles.None, CultureInfo.InvariantCulture, out u)) return u;
             }
-            return double.Parse(t, NumberStyles.Float, CultureInfo.InvariantCulture);
+            // beyond double's range: infinity, as Python (Mono's Parse throws)
+            try { return double.Parse(t, NumberStyles.Float, CultureInfo.InvariantCulture); }
+            catch (OverflowException) { return t[0] == '-' ? double.NegativeInfinity : double.PositiveInfinity; }
         }
 
         static bool Digits(string s, ref int i)

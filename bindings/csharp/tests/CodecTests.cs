@@ -161,6 +161,10 @@ namespace DryDB.Tests
                         Assert.Bytes(t.Get(1L), c.Value, name + " cursor Value unchanged");
                     }
                 }
+            Assert.Throws<InvalidCastException>(() => Codecs.ConvertTo<int>("12"), "text is not a number");
+            Assert.Throws<InvalidCastException>(() => Codecs.ConvertTo<string>(12L), "a number is not text");
+            Assert.Equal(Status.Corrupt, Codecs.ConvertTo<Status>("corrupt"), "enum by name");
+            Assert.Equal(Status.Corrupt, Codecs.ConvertTo<Status>(5L), "enum by value");
             Assert.Equal(7L, Codecs.ConvertTo<Point>(Json.Parse("{\"x\":7,\"y\":-1}")).X, "a struct by field names");
         }
 
@@ -227,7 +231,7 @@ namespace DryDB.Tests
             new[] { " null ", "null" }, new[] { "true", "Boolean True" }, new[] { "0", "Int64 0" }, new[] { "-0", "Int64 0" },
             new[] { "9223372036854775807", "Int64 9223372036854775807" }, new[] { "9223372036854775808", "UInt64 9223372036854775808" },
             new[] { "18446744073709551616", "Double 1.8446744073709552E+19" }, new[] { "1.5e2", "Double 150" }, new[] { "-2E-1", "Double -0.2" },
-            new[] { "NaN", "Double NaN" }, new[] { "-Infinity", "Double -Infinity" },
+            new[] { "NaN", "Double NaN" }, new[] { "1e400", "Double Infinity" }, new[] { "-1e400", "Double -Infinity" }, new[] { "1e-400", "Double 0" }, new[] { "-Infinity", "Double -Infinity" },
             new[] { "\"a\\u00e9\\ud83d\\ude00\\n\\/\"", "String a\u00e9\U0001F600\n/" }, new[] { "[1,[],{}]", "[Int64 1,[],{}]" },
             new[] { "{\"a\":1,\"a\":2}", "{a:Int64 2}" }, new[] { " [ 1 , 2 ] ", "[Int64 1,Int64 2]" },
             new[] { "", null }, new[] { "01", null }, new[] { "1.", null }, new[] { "[1,]", null }, new[] { "{\"a\" 1}", null },
