@@ -271,6 +271,34 @@ namespace DryDB.Tests
             Assert.True(n > 60, "cases");
         }
 
+        // Hostile values: random bytes, and valid encodings with a byte changed
+        // or cut short, give a value or a FormatException, never another
+        // exception, a hang or a huge allocation (lengths are checked first).
+        [Test]
+        public void HostileValuesFailCleanly()
+        {
+            var rnd = new Random(18);
+            var seeds = MsgpackCases.Where(c => c[1] != null).Select(c => Keys.FromHex(c[0].Replace(" ", ""))).ToList();
+            var jseeds = JsonCases.Where(c => c[1] != null).Select(c => Encoding.UTF8.GetBytes(c[0])).ToList();
+            int values = 0, errors = 0;
+            for (int round = 0; round < 30000; round++)
+            {
+                bool json = round % 2 == 0;
+                var src = (json ? jseeds : seeds)[rnd.Next(json ? jseeds.Count : seeds.Count)];
+                byte[] b;
+                switch (round % 3)
+                {
+                    case 0: b = new byte[rnd.Next(24)]; rnd.NextBytes(b); break;
+                    case 1: b = (byte[])src.Clone(); if (b.Length > 0) b[rnd.Next(b.Length)] = (byte)rnd.Next(256); break;
+                    default: b = src.Take(rnd.Next(src.Length + 1)).ToArray(); break;
+                }
+                try { Codecs.Decode(json ? "json" : "msgpack", b); values++; }
+                catch (FormatException) { errors++; }
+                catch (Exception e) { throw new Exception((json ? "json " : "msgpack ") + Keys.ToHex(b) + ": " + e.GetType().Name + ": " + e.Message); }
+            }
+            Assert.True(values > 1000 && errors > 1000, "values " + values + ", errors " + errors);
+        }
+
         static void Case(string codec, byte[] input, string want, string what)
         {
             if (want == null) { Assert.Throws<FormatException>(() => Codecs.Decode(codec, input), codec + " " + what); return; }
