@@ -291,6 +291,7 @@ namespace DryDB
         // Set by the table or index that opens the cursor: its key kind and encoder.
         internal KeyKind KeyKind = KeyKind.Int64;
         internal Func<Key, byte[]> Encoder;
+        internal Func<byte[], object> Decoder; // the table's codec (Table.Decode)
         byte[] Encode(Key key) { return Encoder != null ? Encoder(key) : key.ToBytes(); }
         /// <summary>Positions on <paramref name="key"/> exactly (index cursors: the first entry with that index key).</summary>
         public bool SeekExact(byte[] key) { if (key == null) throw new ArgumentNullException("key"); fixed (byte* k = key) return Op(OpSeekExact, k, key.Length); }
@@ -393,6 +394,9 @@ namespace DryDB
         public byte[] Key { get { On(); return Copy(key, klen); } }
         /// <summary>Copy of the current value.</summary>
         public byte[] Value { get { On(); return Copy(val, vlen); } }
+        /// <summary>The current value decoded by the table's codec, as
+        /// <see cref="Table.GetDecoded"/> (raw values: a copy as byte[]).</summary>
+        public object DecodedValue { get { var v = Value; return Decoder != null ? Decoder(v) : v; } }
 
         /// <summary>Index cursors: copy of the current entry's primary key.</summary>
         public byte[] PrimaryKey

@@ -128,15 +128,17 @@ namespace DryDB
             if (Interlocked.Decrement(ref calls) == 0 && Volatile.Read(ref disposed) != 0) ReleaseHandle();
         }
 
-        // The pattern of the older call sites: bool added; try { AddRef } finally { if (added) Release(); }
-        internal IntPtr AddRef(ref bool added)
-        {
-            IntPtr h = Enter();
-            added = true;
-            return h;
-        }
+        // `using (db.Call()) { ... }`: Enter, and Leave when the block ends,
+        // for the calls that are not hot paths (those write out the try/finally).
+        // A struct: no allocation, and `using` calls Dispose without boxing.
+        internal CallRef Call() { Enter(); return new CallRef(this); }
 
-        internal void Release() { Leave(); }
+        internal struct CallRef : IDisposable
+        {
+            readonly Database db;
+            internal CallRef(Database db) { this.db = db; }
+            public void Dispose() { db.Leave(); }
+        }
 
         // A reference for an open Cursor: on the SafeHandle, released when the
         // cursor is disposed or finalized (the cursor may outlive Dispose).
@@ -153,10 +155,9 @@ namespace DryDB
             {
                 var n = names;
                 if (n != null) { ThrowIfDisposed(); return n; }
-                bool added = false;
-                try
+                using (Call())
                 {
-                    IntPtr db = AddRef(ref added);
+                    IntPtr db = raw;
                     UIntPtr count;
                     Native.Check(Native.drydb_table_count(db, &count));
                     var r = new string[(int)(ulong)count];
@@ -169,7 +170,6 @@ namespace DryDB
                     names = Array.AsReadOnly(r);
                     return names;
                 }
-                finally { if (added) Release(); }
             }
         }
 
@@ -184,10 +184,9 @@ namespace DryDB
                 if (tables.TryGetValue(name, out t)) { ThrowIfDisposed(); return t; }
             }
             var cname = Native.CString(name, "name");
-            bool added = false;
-            try
+            using (Call())
             {
-                IntPtr db = AddRef(ref added);
+                IntPtr db = raw;
                 IntPtr th;
                 fixed (byte* p = cname) Native.Check(Native.drydb_table_open(db, p, &th));
                 NativeTableInfo ni;
@@ -201,7 +200,6 @@ namespace DryDB
                 }
                 return t;
             }
-            finally { if (added) Release(); }
         }
 
         /// <summary>Whether a table of that name exists.</summary>
@@ -215,10 +213,9 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (Call())
                 {
-                    IntPtr db = AddRef(ref added);
+                    IntPtr db = raw;
                     NativeDbInfo ni;
                     Native.Check(Native.drydb_info(db, &ni));
                     var id = new byte[16];
@@ -233,7 +230,6 @@ namespace DryDB
                         TableCount = (long)ni.table_count,
                     };
                 }
-                finally { if (added) Release(); }
             }
         }
 
@@ -241,15 +237,13 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (Call())
                 {
-                    IntPtr db = AddRef(ref added);
+                    IntPtr db = raw;
                     NativeCacheStats s;
                     Native.Check(Native.drydb_cache_stats(db, &s));
                     return new CacheStats { Hits = (long)s.hits, Misses = (long)s.misses, Evictions = (long)s.evictions, Bytes = (long)s.bytes };
                 }
-                finally { if (added) Release(); }
             }
         }
 
@@ -257,19 +251,16 @@ namespace DryDB
         /// DryDBException (Status.Corrupt) if one fails.</summary>
         public void Verify()
         {
-            bool added = false;
-            try { Native.Check(Native.drydb_verify(AddRef(ref added))); }
-            finally { if (added) Release(); }
+            using (Call()) Native.Check(Native.drydb_verify(raw));
         }
 
         /// <summary>User metadata stored with DatabaseBuilder.SetMeta; false if absent.</summary>
         public bool TryGetMeta(byte[] key, out byte[] value)
         {
             if (key == null) throw new ArgumentNullException("key");
-            bool added = false;
-            try
+            using (Call())
             {
-                IntPtr db = AddRef(ref added);
+                IntPtr db = raw;
                 var cb = CopyBuffers.Current;
                 cb.Want(true, false, false);
                 int rc;
@@ -280,7 +271,6 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
             }
-            finally { if (added) Release(); }
         }
 
         public string GetMeta(string key)
@@ -314,16 +304,14 @@ namespace DryDB
         /// (Status.Invalid).</summary>
         public bool Refresh()
         {
-            bool added = false;
-            try
+            using (Call())
             {
-                IntPtr db = AddRef(ref added);
+                IntPtr db = raw;
                 int changed;
                 Native.Check(drydb_refresh(db, &changed));
                 if (changed != 0) names = null;
                 return changed != 0;
             }
-            finally { if (added) Release(); }
         }
 
         /// <summary>Checks the path automatically, as Refresh does, at most every
@@ -333,9 +321,7 @@ namespace DryDB
         /// only.</summary>
         public void RefreshEvery(long ms)
         {
-            bool added = false;
-            try { Native.Check(drydb_refresh_every(AddRef(ref added), ms)); }
-            finally { if (added) Release(); }
+            using (Call()) Native.Check(drydb_refresh_every(raw, ms));
         }
 
         /// <summary>The current version: the file's build id (16 bytes, random per
@@ -345,16 +331,14 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (Call())
                 {
-                    IntPtr db = AddRef(ref added);
+                    IntPtr db = raw;
                     var id = new byte[16];
                     ulong seq;
                     fixed (byte* p = id) Native.Check(drydb_db_version(db, p, &seq));
                     return new DatabaseVersion(id, (long)seq);
                 }
-                finally { if (added) Release(); }
             }
         }
 

@@ -32,15 +32,12 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (db.Call())
                 {
-                    db.AddRef(ref added);
                     NativeIndexInfo ni;
                     Native.Check(Native.drydb_index_info(ih, &ni));
                     return new IndexInfo { KeyKind = (KeyKind)ni.key_kind, Parts = Table.PartsOf(ni.parts, ni.nparts), Entries = (long)ni.entries, Unique = ni.unique != 0 };
                 }
-                finally { if (added) db.Release(); }
             }
         }
 
@@ -62,10 +59,8 @@ namespace DryDB
         {
             if (indexKey.IsNull) throw new ArgumentNullException("indexKey");
             var ik = Enc(indexKey);
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 var cb = CopyBuffers.Current;
                 cb.Want(true, true, false);
                 int rc;
@@ -82,11 +77,23 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
             }
-            finally { if (added) db.Release(); }
         }
 
         /// <summary>The value of the first row with that index key, or null.</summary>
         public byte[] Get(Key indexKey) { byte[] pk, v; return TryGet(indexKey, out pk, out v) ? v : null; }
+
+        /// <summary>As <see cref="TryGet"/>, the value decoded by the table's codec
+        /// (see <see cref="DryDB.Table.GetDecoded"/>).</summary>
+        public bool TryGetDecoded(Key indexKey, out byte[] primaryKey, out object value)
+        {
+            byte[] v;
+            if (!TryGet(indexKey, out primaryKey, out v)) { value = null; return false; }
+            value = table.Decode(v);
+            return true;
+        }
+
+        /// <summary>The decoded value of the first row with that index key, or null.</summary>
+        public object GetDecoded(Key indexKey) { byte[] pk; object v; return TryGetDecoded(indexKey, out pk, out v) ? v : null; }
 
         /// <summary>Every entry with exactly this index key (primary key order); a
         /// partial tuple: every entry whose index key starts with it.</summary>
@@ -107,17 +114,14 @@ namespace DryDB
 
         long CountCore(Bound lo, Bound hi)
         {
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 ulong n; int rc;
                 fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
                     rc = Native.drydb_index_count(ih, l, Table.Len(lo.Key), (int)lo.Kind, h, Table.Len(hi.Key), (int)hi.Kind, &n);
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Release(); }
         }
         /// <summary>Entries with lo &lt;= index key &lt; hi (half-open, as in every
         /// drydb language); a null string or byte[] is an open end.</summary>
@@ -158,19 +162,21 @@ namespace DryDB
             IntPtr cur = OpenRaw(lo, hi, prefix);
             try
             {
-                var batch = new List<IndexEntry>(Table.BatchSize);
-                while (Fill(cur, reverse, batch))
+                int max = Table.FirstBatch;
+                var batch = new List<IndexEntry>(max);
+                while (Fill(cur, reverse, max, batch))
+                {
                     for (int i = 0; i < batch.Count; i++) yield return batch[i];
+                    max = Table.NextBatch(max);
+                }
             }
             finally { Table.CloseRaw(db, cur); }
         }
 
         IntPtr OpenRaw(Bound lo, Bound hi, byte[] prefix)
         {
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 IntPtr cur; int rc;
                 if (prefix != null)
                     fixed (byte* p = prefix) rc = Native.drydb_index_cursor_open_prefix(ih, p, (UIntPtr)prefix.Length, &cur);
@@ -180,40 +186,40 @@ namespace DryDB
                 Native.Check(rc);
                 return cur;
             }
-            finally { if (added) db.Release(); }
         }
 
         // One drydb__copy_cursor_batch (more when not one entry fits the
         // buffers, which then grow): index keys, primary keys and values copied
         // by the library into CopyBuffers, and into arrays from there.
-        bool Fill(IntPtr cur, bool reverse, List<IndexEntry> batch)
+        bool Fill(IntPtr cur, bool reverse, int max, List<IndexEntry> batch)
         {
             batch.Clear();
-            bool added = false;
             var cb = CopyBuffers.Current;
             try
             {
-                db.AddRef(ref added);
-                cb.Want(true, true, true);
-                UIntPtr n;
-                int rc;
-                while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)Table.BatchSize, cb.Cols, &n)) == Native.FULL
-                       && (ulong)n == 0)
-                    cb.GrowFor(0);
-                if (rc == Native.NOTFOUND) return false;
-                if (rc != Native.FULL) Native.Check(rc);
-                int c = (int)(ulong)n;
-                NativeCol* cols = cb.Cols;
-                byte* k = cols[0].buf, p = cols[1].buf, v = cols[2].buf;
-                UIntPtr* kl = cols[0].lens, pl = cols[1].lens, vl = cols[2].lens;
-                for (int i = 0; i < c; i++)
+                using (db.Call())
                 {
-                    batch.Add(new IndexEntry(Native.Copy(k, kl[i]), Native.Copy(p, pl[i]), Native.Copy(v, vl[i])));
-                    k += (ulong)kl[i]; p += (ulong)pl[i]; v += (ulong)vl[i];
+                    cb.Want(true, true, true);
+                    UIntPtr n;
+                    int rc;
+                    while ((rc = Native.drydb__copy_cursor_batch(cur, reverse ? 1 : 0, (UIntPtr)max, cb.Cols, &n)) == Native.FULL
+                           && (ulong)n == 0)
+                        cb.GrowFor(0);
+                    if (rc == Native.NOTFOUND) return false;
+                    if (rc != Native.FULL) Native.Check(rc);
+                    int c = (int)(ulong)n;
+                    NativeCol* cols = cb.Cols;
+                    byte* k = cols[0].buf, p = cols[1].buf, v = cols[2].buf;
+                    UIntPtr* kl = cols[0].lens, pl = cols[1].lens, vl = cols[2].lens;
+                    for (int i = 0; i < c; i++)
+                    {
+                        batch.Add(new IndexEntry(Native.Copy(k, kl[i]), Native.Copy(p, pl[i]), Native.Copy(v, vl[i])));
+                        k += (ulong)kl[i]; p += (ulong)pl[i]; v += (ulong)vl[i];
+                    }
+                    return c > 0;
                 }
-                return c > 0;
             }
-            finally { if (added) db.Release(); cb.Trim(); }
+            finally { cb.Trim(); }
         }
 
         // ------------------------------------------------------------ cursors
@@ -234,7 +240,7 @@ namespace DryDB
             return Typed(Cursor.Create(db, true, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
 
-        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; c.Decoder = table.Decode; return c; }
 
         // ------------------------------------------------------------ async twins
 

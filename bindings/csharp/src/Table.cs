@@ -1,10 +1,10 @@
-// Table.cs - a table of an open database: point reads, batches, counts,
-// ranks, n-th row, ranges, prefixes, cursors and indexes.
+// Table.cs - a table of an open database, the core: its state, the copying
+// read paths (one value, many values, range batches), counts, ranks, n-th
+// row, ranges, prefixes, cursors and indexes. The rest of the class, by
+// concern: Table.Typed.cs (overloads by key type), Table.Raw.cs (pointers and
+// spans), Table.Async.cs (async twins), Table.Codecs.cs (value codecs).
 using System;
 using System.Collections.Generic;
-using System.Runtime.InteropServices;
-using System.Threading;
-using System.Threading.Tasks;
 
 namespace DryDB
 {
@@ -43,10 +43,8 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (db.Call())
                 {
-                    db.AddRef(ref added);
                     NativeTableInfo ni;
                     Native.Check(Native.drydb_table_info(th, &ni));
                     return new TableInfo
@@ -56,7 +54,6 @@ namespace DryDB
                         Level = ni.level, Dictionary = (ni.flags & 1) != 0,
                     };
                 }
-                finally { if (added) db.Release(); }
             }
         }
 
@@ -65,10 +62,8 @@ namespace DryDB
         {
             get
             {
-                bool added = false;
-                try
+                using (db.Call())
                 {
-                    db.AddRef(ref added);
                     var r = new List<string>();
                     for (int i = 0; ; i++)
                     {
@@ -79,31 +74,11 @@ namespace DryDB
                         r.Add(Native.FromCString((IntPtr)name));
                     }
                 }
-                finally { if (added) db.Release(); }
             }
         }
 
         public override string ToString() { return "Table(" + Name + ", " + KeyKind + ")"; }
 
-        /// <summary>The name of the values' encoding recorded in the file ("json",
-        /// "msgpack", "raw", a user's name), "" when none. The C# binding returns
-        /// values as bytes whatever it is (no JSON or MessagePack library is
-        /// assumed): pass the matching deserializer to <see cref="WithSerializer{T}"/>.</summary>
-        public string Codec
-        {
-            get
-            {
-                bool added = false;
-                try
-                {
-                    db.AddRef(ref added);
-                    IntPtr p;
-                    Native.Check(Native.drydb_table_codec(th, &p));
-                    return Native.FromCString(p);
-                }
-                finally { if (added) db.Release(); }
-            }
-        }
 
         // ------------------------------------------------------------ key checks
 
@@ -131,13 +106,6 @@ namespace DryDB
         void Resolve(Bound lo, Bound hi, out Bound l, out Bound h) { Bounds.Resolve(lo, hi, KeyKind, Parts, What, out l, out h); }
 
         // ------------------------------------------------------------ point reads
-
-        /// <summary>Hot path: key as pointer + length. The value is copied.</summary>
-        public bool TryGet(byte* key, int keyLength, out byte[] value)
-        {
-            if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
-            return GetCore(key, keyLength, out value);
-        }
 
         // One crossing (two for a value longer than this thread's buffer): the
         // library copies the value into CopyBuffers inside the call (see
@@ -184,138 +152,10 @@ namespace DryDB
             throw Native.Error(rc);
         }
 
-        /// <summary>Hot path without allocation: copies the value into
-        /// <paramref name="dest"/> if it fits. Returns the value's length, -1 if the
-        /// key is absent; a result larger than dest.Length means nothing was copied.</summary>
-        public int TryGet(byte* key, int keyLength, byte[] dest)
-        {
-            if (dest == null) throw new ArgumentNullException("dest");
-            if (keyLength < 0 || (key == null && keyLength != 0)) throw new ArgumentException("bad key pointer/length", "keyLength");
-            fixed (byte* d = dest) return GetInto(key, keyLength, d, dest.Length);
-        }
-
-        // The value copied into dest by the library (nothing when it is longer).
-        int GetInto(byte* key, int keyLength, byte* dest, int destLength)
-        {
-            UIntPtr vl; int rc;
-            NativeCol c;
-            c.buf = dest; c.cap = (UIntPtr)destLength; c.lens = &vl;
-            db.Enter();
-            try { rc = Native.drydb__copy_get(th, key, (UIntPtr)keyLength, &c); }
-            finally { db.Leave(); }
-            if (rc == Native.NOTFOUND) return -1;
-            if (rc != Native.OK && rc != Native.FULL) throw Native.Error(rc);
-            ulong n = (ulong)vl;
-            return n > int.MaxValue ? int.MaxValue : (int)n;
-        }
-
-        public bool TryGet(byte[] key, out byte[] value)
-        {
-            CheckKey(key, "key");
-            fixed (byte* k = key) return TryGet(k, key.Length, out value);
-        }
-        public bool TryGet(long key, out byte[] value)
-        {
-            if (kind != KeyKind.Int64) return TryGet((Key)key, out value); // uint64, float64 tables: as Key encodes it
-            ulong k = Keys.Int64BE(key);
-            return GetCore((byte*)&k, 8, out value);
-        }
-        public bool TryGet(ulong key, out byte[] value)
-        {
-            if (kind != KeyKind.UInt64) return TryGet((Key)key, out value);
-            ulong k = Keys.UInt64BE(key);
-            return GetCore((byte*)&k, 8, out value);
-        }
-        /// <summary>Any key type (<see cref="DryDB.Key"/>): double, string, Guid,
-        /// a tuple, ... encoded for this table.</summary>
-        public bool TryGet(Key key, out byte[] value)
-        {
-            var k = Enc(key);
-            fixed (byte* p = k) return TryGet(p, k.Length, out value);
-        }
-
-        /// <summary>As <see cref="TryGet(DryDB.Key, out byte[])"/>, under the name
-        /// IDictionary uses.</summary>
-        public bool TryGetValue(Key key, out byte[] value) { return TryGet(key, out value); }
-
-        /// <summary>The value of the key; KeyNotFoundException (naming the key) if absent.</summary>
-        public byte[] this[Key key]
-        {
-            get
-            {
-                var k = Enc(key);
-                byte[] v;
-                if (!TryGet(k, out v)) throw new KeyNotFoundException("drydb: key " + Describe(k) + " is not in " + What);
-                return v;
-            }
-        }
-
-#if NETCOREAPP || NETSTANDARD2_1
-        // Span overloads (.NET builds; `make test-span` compiles them with mcs too).
-
-        public bool TryGet(ReadOnlySpan<byte> key, out byte[] value)
-        {
-            fixed (byte* k = key) return TryGet(k, key.Length, out value);
-        }
-
-        /// <summary>Copies the value into <paramref name="dest"/> if it fits. Returns
-        /// the value's length, -1 if absent; a result larger than dest.Length means
-        /// nothing was copied.</summary>
-        public int TryGet(ReadOnlySpan<byte> key, Span<byte> dest)
-        {
-            fixed (byte* k = key) fixed (byte* d = dest) return GetInto(k, key.Length, d, dest.Length);
-        }
-
-        public long Rank(ReadOnlySpan<byte> key)
-        {
-            bool added = false;
-            try
-            {
-                db.AddRef(ref added);
-                ulong n; int rc;
-                fixed (byte* k = key) rc = Native.drydb_rank(th, k, (UIntPtr)key.Length, &n);
-                Native.Check(rc);
-                return (long)n;
-            }
-            finally { if (added) db.Release(); }
-        }
-#endif
-
-        /// <summary>The value of the key, or null if absent.</summary>
-        public byte[] Get(byte[] key) { byte[] v; return TryGet(key, out v) ? v : null; }
-        public byte[] Get(long key) { byte[] v; return TryGet(key, out v) ? v : null; }
-        public byte[] Get(ulong key) { byte[] v; return TryGet(key, out v) ? v : null; }
-        public byte[] Get(Key key) { byte[] v; return TryGet(key, out v) ? v : null; }
-
-        public bool ContainsKey(Key key) { byte[] v; return TryGet(key, out v); }
 
         // ------------------------------------------------------------ batches
 
         const int ManyChunk = 256;
-
-        /// <summary>Hot path: n keys concatenated in <paramref name="keys"/> with
-        /// their lengths; values[i] = copy of the value or null if absent. Returns
-        /// the number found.</summary>
-        public int GetMany(int n, byte* keys, UIntPtr* keyLengths, byte[][] values)
-        {
-            if (n < 0) throw new ArgumentException("n < 0", "n");
-            if (values == null) throw new ArgumentNullException("values");
-            if (values.Length < n) throw new ArgumentException("values is shorter than n", "values");
-            if (n == 0) return 0;
-            if (keys == null || keyLengths == null) throw new ArgumentNullException("keys");
-            int found = 0, chunk = Math.Min(ManyChunk, n);
-            byte* fnd = stackalloc byte[chunk];
-            int done = 0;
-            byte* kp = keys;
-            while (done < n)
-            {
-                int c = Math.Min(ManyChunk, n - done);
-                found += ManyChunkCopy(c, kp, keyLengths + done, fnd, values, done);
-                for (int i = 0; i < c; i++) kp += (long)(ulong)keyLengths[done + i];
-                done += c;
-            }
-            return found;
-        }
 
         // drydb__copy_get_many crossings for c <= ManyChunk keys: the library
         // copies the values found into CopyBuffers' column 0, and each value's
@@ -367,74 +207,6 @@ namespace DryDB
             return found;
         }
 
-        /// <summary>Zero-copy batch lookup in one crossing: n keys concatenated in
-        /// <paramref name="keys"/> with their lengths; writes values[i] (null if
-        /// absent) and valueLengths[i] for i in [0, n). Returns the number found.
-        /// The pointers are valid until the database is disposed for uncompressed
-        /// tables, and for compressed ones until this thread's next
-        /// TryGet/GetMany/TryGetAt/index get (all n stay valid together). Nothing
-        /// keeps the database open while they are read: do not dispose it meanwhile.
-        /// Nothing guards them either: reading a value whose page the file lost
-        /// (truncated while open) kills the process with SIGBUS; the copying
-        /// overloads report that as DryDBException (Status.Corrupt).</summary>
-        public int GetMany(int n, byte* keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            if (n < 0) throw new ArgumentException("n < 0", "n");
-            if (n == 0) return 0;
-            if (keys == null || keyLengths == null) throw new ArgumentNullException("keys");
-            if (values == null || valueLengths == null) throw new ArgumentNullException("values");
-            return ManyRaw(n, keys, keyLengths, values, valueLengths);
-        }
-
-        int ManyRaw(int n, byte* keys, UIntPtr* klens, byte** values, UIntPtr* vlens)
-        {
-            byte[] heap = null;
-            byte* fnd;
-            if (n <= 4096) { byte* f = stackalloc byte[n]; fnd = f; }
-            else { heap = new byte[n]; fixed (byte* f = heap) return ManyRawFound(n, keys, klens, values, vlens, f); }
-            return ManyRawFound(n, keys, klens, values, vlens, fnd);
-        }
-
-        int ManyRawFound(int n, byte* keys, UIntPtr* klens, byte** values, UIntPtr* vlens, byte* fnd)
-        {
-            int rc;
-            db.Enter();
-            try { rc = Native.drydb_get_many(th, (UIntPtr)n, keys, klens, values, vlens, fnd); }
-            finally { db.Leave(); }
-            if (rc != Native.OK) throw Native.Error(rc);
-            int found = 0;
-            for (int i = 0; i < n; i++) found += fnd[i];
-            return found;
-        }
-
-        static void CheckSpan(Array a, int index, int count, string name)
-        {
-            if (a == null) throw new ArgumentNullException(name);
-            if (index < 0) throw new ArgumentOutOfRangeException(name + "Index");
-            if (count < 0) throw new ArgumentOutOfRangeException("count");
-            if (a.Length - index < count) throw new ArgumentException(name + " has fewer than count elements from the index", name);
-        }
-
-        /// <summary>Hot path for int64 tables: values of keys[keyIndex ..
-        /// keyIndex+count) into values[valueIndex ..] (a copy, or null where absent),
-        /// one crossing per 256 keys and no allocation besides the values. Returns
-        /// the number found.</summary>
-        public int GetMany(long[] keys, int keyIndex, byte[][] values, int valueIndex, int count)
-        {
-            CheckSpan(keys, keyIndex, count, "keys");
-            CheckSpan(values, valueIndex, count, "values");
-            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
-            return ManyFixed(keys, null, keyIndex, values, valueIndex, count);
-        }
-
-        /// <summary>Hot path for uint64 tables; see GetMany(long[], int, byte[][], int, int).</summary>
-        public int GetMany(ulong[] keys, int keyIndex, byte[][] values, int valueIndex, int count)
-        {
-            CheckSpan(keys, keyIndex, count, "keys");
-            CheckSpan(values, valueIndex, count, "values");
-            if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
-            return ManyFixed(null, keys, keyIndex, values, valueIndex, count);
-        }
 
         // Per-thread scratch of ManyFixed: keys, key lengths (all 8, set once),
         // found flags. A managed array (freed with its thread), pinned per call:
@@ -480,96 +252,6 @@ namespace DryDB
             return found;
         }
 
-        /// <summary>Zero-copy batch lookup for int64 tables, in one crossing:
-        /// writes values[i] (null if absent) and valueLengths[i] for the keys
-        /// keys[keyIndex + i], i in [0, count). Returns the number found. Pointer
-        /// lifetimes as for GetMany(int, byte*, UIntPtr*, byte**, UIntPtr*).</summary>
-        public int GetMany(long[] keys, int keyIndex, int count, byte** values, UIntPtr* valueLengths)
-        {
-            CheckSpan(keys, keyIndex, count, "keys");
-            if (values == null || valueLengths == null) throw new ArgumentNullException("values");
-            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
-            if (count == 0) return 0;
-            if (count <= 1024)
-            {
-                ulong* kb = stackalloc ulong[count];
-                UIntPtr* kl = stackalloc UIntPtr[count];
-                return ManyRawInt64(keys, keyIndex, count, kb, kl, values, valueLengths);
-            }
-            var kbh = new ulong[count];
-            var klh = new UIntPtr[count];
-            fixed (ulong* kb = kbh) fixed (UIntPtr* kl = klh) return ManyRawInt64(keys, keyIndex, count, kb, kl, values, valueLengths);
-        }
-
-        int ManyRawInt64(long[] keys, int keyIndex, int count, ulong* kb, UIntPtr* kl, byte** values, UIntPtr* vlens)
-        {
-            for (int i = 0; i < count; i++) { kb[i] = Keys.Int64BE(keys[keyIndex + i]); kl[i] = (UIntPtr)8; }
-            return ManyRaw(count, (byte*)kb, kl, values, vlens);
-        }
-
-        /// <summary>Values of many keys in one crossing per 256 keys; null where absent.</summary>
-        public byte[][] GetMany(IList<byte[]> keys)
-        {
-            if (keys == null) throw new ArgumentNullException("keys");
-            int n = keys.Count, total = 0;
-            for (int i = 0; i < n; i++)
-            {
-                if (keys[i] == null) throw new ArgumentException("keys[" + i + "] is null", "keys");
-                total += keys[i].Length;
-            }
-            var flat = new byte[total];
-            var lens = new UIntPtr[n];
-            int off = 0;
-            for (int i = 0; i < n; i++)
-            {
-                Buffer.BlockCopy(keys[i], 0, flat, off, keys[i].Length);
-                off += keys[i].Length;
-                lens[i] = (UIntPtr)keys[i].Length;
-            }
-            var r = new byte[n][];
-            fixed (byte* f = flat) fixed (UIntPtr* l = lens) GetMany(n, f, l, r);
-            return r;
-        }
-
-        public byte[][] GetMany(IList<long> keys)
-        {
-            if (keys == null) throw new ArgumentNullException("keys");
-            Kind(KeyKind.Int64);
-            var a = keys as long[];
-            if (a == null) { a = new long[keys.Count]; keys.CopyTo(a, 0); }
-            var r = new byte[a.Length][];
-            ManyFixed(a, null, 0, r, 0, a.Length);
-            return r;
-        }
-        public byte[][] GetMany(IList<ulong> keys)
-        {
-            if (keys == null) throw new ArgumentNullException("keys");
-            Kind(KeyKind.UInt64);
-            var a = keys as ulong[];
-            if (a == null) { a = new ulong[keys.Count]; keys.CopyTo(a, 0); }
-            var r = new byte[a.Length][];
-            ManyFixed(null, a, 0, r, 0, a.Length);
-            return r;
-        }
-        public byte[][] GetMany(IList<string> keys) { return GetMany(Encoded(keys)); }
-        public byte[][] GetMany(IList<double> keys) { return GetMany(Encoded(keys)); }
-        public byte[][] GetMany(IList<Guid> keys) { return GetMany(Encoded(keys)); }
-        /// <summary>Keys of any type (tuples too), each encoded for this table.</summary>
-        public byte[][] GetMany(IList<Key> keys) { return GetMany(Encoded(keys)); }
-
-        byte[][] Encoded<T>(IList<T> keys)
-        {
-            if (keys == null) throw new ArgumentNullException("keys");
-            var enc = new byte[keys.Count][];
-            for (int i = 0; i < enc.Length; i++)
-            {
-                object o = keys[i];
-                Key k = o is Key ? (Key)o : o is string ? (Key)(string)o : o is double ? (Key)(double)o : (Key)(Guid)o;
-                if (k.IsNull) throw new ArgumentException("keys[" + i + "] is null", "keys");
-                enc[i] = Enc(k);
-            }
-            return enc;
-        }
 
         // ------------------------------------------------------------ count, rank, n-th row
 
@@ -588,10 +270,8 @@ namespace DryDB
         // Count of encoded bounds.
         long CountCore(Bound lo, Bound hi)
         {
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 ulong n;
                 int rc;
                 fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
@@ -599,7 +279,6 @@ namespace DryDB
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Release(); }
         }
 
         /// <summary>Rows with lo &lt;= key &lt; hi, half-open as in every drydb
@@ -618,27 +297,22 @@ namespace DryDB
         public long Rank(Key key)
         {
             var k0 = Enc(key);
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 ulong n;
                 int rc;
                 fixed (byte* k = k0) rc = Native.drydb_rank(th, k, (UIntPtr)k0.Length, &n);
                 Native.Check(rc);
                 return (long)n;
             }
-            finally { if (added) db.Release(); }
         }
 
         /// <summary>The n-th row (0-based, key order); false if n &gt;= rows.</summary>
         public bool TryGetAt(long n, out byte[] key, out byte[] value)
         {
             if (n < 0) throw new ArgumentOutOfRangeException("n");
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 var cb = CopyBuffers.Current;
                 cb.Want(true, true, false);
                 int rc;
@@ -654,7 +328,6 @@ namespace DryDB
                 if (rc == Native.NOTFOUND) return false;
                 throw Native.Error(rc);
             }
-            finally { if (added) db.Release(); }
         }
 
         /// <summary>The n-th row; ArgumentOutOfRangeException if n &gt;= rows.</summary>
@@ -668,7 +341,7 @@ namespace DryDB
         // ------------------------------------------------------------ ranges
 
         /// <summary>Rows with keys within the bounds, in key order (or reversed).
-        /// Reads in batches (64 rows, then up to 256) with one drydb_range call each
+        /// Reads in batches (16 rows, doubling up to 256) with one drydb_range call each
         /// and no cursor; each key and value is a copy. Rows are read as the
         /// enumeration advances; a step after the database is disposed throws
         /// ObjectDisposedException.</summary>
@@ -712,13 +385,18 @@ namespace DryDB
             hi = up == null ? Bound.Unbounded : Bound.Exclusive(up);
         }
 
-        internal const int BatchSize = 64;
-        const int MaxRangeBatch = CopyBuffers.Rows;
+        // Range, Prefix and index enumerations read batches sized to what is
+        // consumed: FirstBatch rows first, so that taking the first few rows of
+        // a long range costs about that many, then doubling up to
+        // CopyBuffers.Rows, so that a long walk costs few crossings. Not const:
+        // the tests and the bench try other first sizes (1 to CopyBuffers.Rows).
+        internal static int FirstBatch = 16;
+        internal static int NextBatch(int max) { return Math.Min(2 * max, CopyBuffers.Rows); }
 
         IEnumerable<KeyValuePair<byte[], byte[]>> Iterate(Bound lo, Bound hi, bool reverse)
         {
-            var batch = new List<KeyValuePair<byte[], byte[]>>(BatchSize);
-            int max = BatchSize;
+            int max = FirstBatch;
+            var batch = new List<KeyValuePair<byte[], byte[]>>(max);
             for (;;)
             {
                 // last: a copy of the batch's last key when the batch was full (the
@@ -727,7 +405,7 @@ namespace DryDB
                 for (int i = 0; i < batch.Count; i++) yield return batch[i];
                 if (last == null) yield break;
                 if (reverse) hi = Bound.Exclusive(last); else lo = Bound.Exclusive(last);
-                if (max < MaxRangeBatch) max *= 2;
+                max = NextBatch(max);
             }
         }
 
@@ -773,159 +451,12 @@ namespace DryDB
             return last;
         }
 
-        // ------------------------------------------------------------ zero-copy range batches
-
-        /// <summary>Zero-copy range batch in one crossing, with no cursor to open or
-        /// close: writes up to <paramref name="max"/> rows of the range lo..hi, in key
-        /// order (descending with <paramref name="reverse"/>), as pointer + length into
-        /// the caller's arrays (each of at least max elements), and returns how many.
-        /// Fewer than max means the range has no more rows (0: none at all). To read
-        /// on after a full batch, call again with the last key read as an exclusive
-        /// bound (lo ascending, hi descending). <paramref name="values"/> and
-        /// <paramref name="valueLengths"/> may both be null to read keys only.
-        /// Bound kinds as in <see cref="Bound"/>; a bound's pointer and length are
-        /// ignored when its kind is Unbounded, and read only during the call.
-        /// Returned pointers: uncompressed tables, valid until the database is
-        /// disposed; compressed tables, they live in this thread's buffer, valid until
-        /// this thread's next TryGet, GetMany, TryGetAt, index get, ReadRange or
-        /// Range/Prefix step (so copy a key of a compressed table before passing it
-        /// back as a bound). Nothing keeps the database open while they are read: do
-        /// not dispose it meanwhile. Nothing guards them either: reading a row whose
-        /// page the file lost (truncated while open) kills the process with SIGBUS;
-        /// Range reports that as DryDBException (Status.Corrupt). Do not write
-        /// through them.</summary>
-        /// <exception cref="ArgumentOutOfRangeException">max &lt; 0 or above 2^24, or a bad bound kind.</exception>
-        /// <exception cref="ArgumentException">a negative bound length, a null bound pointer with a
-        /// non-zero length, or only one of values/valueLengths given.</exception>
-        /// <exception cref="ArgumentNullException">keys or keyLengths null while max &gt; 0.</exception>
-        public int ReadRange(byte* lo, int loLength, BoundKind loKind, byte* hi, int hiLength, BoundKind hiKind,
-                             bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            CheckRawBound(lo, loLength, loKind, "lo");
-            CheckRawBound(hi, hiLength, hiKind, "hi");
-            CheckBatch(max, keys, keyLengths, values, valueLengths);
-            if (loKind == BoundKind.Unbounded) { lo = null; loLength = 0; }
-            if (hiKind == BoundKind.Unbounded) { hi = null; hiLength = 0; }
-            return RangeCore(lo, loLength, (int)loKind, hi, hiLength, (int)hiKind, reverse, max, keys, keyLengths, values, valueLengths);
-        }
-
-        /// <summary>Zero-copy range batch with <see cref="Bound"/> bounds; see
-        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
-        public int ReadRange(Bound lo, Bound hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            Resolve(lo, hi, out lo, out hi);
-            CheckBatch(max, keys, keyLengths, values, valueLengths);
-            fixed (byte* l = lo.Key) fixed (byte* h = hi.Key)
-                return RangeCore(l, lo.Key == null ? 0 : lo.Key.Length, (int)lo.Kind, h, hi.Key == null ? 0 : hi.Key.Length, (int)hi.Kind,
-                                 reverse, max, keys, keyLengths, values, valueLengths);
-        }
-
-        /// <summary>Zero-copy range batch of an int64 table, lo &lt;= key &lt; hi
-        /// (half-open, as every two-key range), without allocating; see
-        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.
-        /// To read on after a full ascending batch, call again with lo =
-        /// Keys.ReadInt64(keys[n - 1]) + 1 (descending: hi = that key).</summary>
-        public int ReadRange(long lo, long hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            if (kind != KeyKind.Int64) Kind(KeyKind.Int64);
-            CheckBatch(max, keys, keyLengths, values, valueLengths);
-            ulong l = Keys.Int64BE(lo), h = Keys.Int64BE(hi);
-            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.EXCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
-        }
-
-        /// <summary>Zero-copy range batch of a uint64 table, lo &lt;= key &lt; hi,
-        /// without allocating; see <see cref="ReadRange(long, long, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
-        public int ReadRange(ulong lo, ulong hi, bool reverse, int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            if (kind != KeyKind.UInt64) Kind(KeyKind.UInt64);
-            CheckBatch(max, keys, keyLengths, values, valueLengths);
-            ulong l = Keys.UInt64BE(lo), h = Keys.UInt64BE(hi);
-            return RangeCore((byte*)&l, 8, Native.INCLUSIVE, (byte*)&h, 8, Native.EXCLUSIVE, reverse, max, keys, keyLengths, values, valueLengths);
-        }
-
-        /// <summary>Zero-copy range batch into managed arrays (no unsafe code needed
-        /// to call it): up to keys.Length rows; keys[i] (an address, read with
-        /// Marshal.Copy or, on .NET, <c>new ReadOnlySpan&lt;byte&gt;((void*)keys[i], (int)keyLengths[i])</c>)
-        /// and keyLengths[i], and values[i], valueLengths[i] unless both are null.
-        /// Every array given holds at least keys.Length elements. Pointer lifetimes as in
-        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
-        public int ReadRange(Bound lo, Bound hi, bool reverse, IntPtr[] keys, UIntPtr[] keyLengths, IntPtr[] values, UIntPtr[] valueLengths)
-        {
-            if (keys == null) throw new ArgumentNullException("keys");
-            if (keyLengths == null) throw new ArgumentNullException("keyLengths");
-            int max = keys.Length;
-            if (keyLengths.Length < max) throw new ArgumentException("keyLengths is shorter than keys", "keyLengths");
-            if ((values == null) != (valueLengths == null)) throw new ArgumentException("values and valueLengths must both be given or both be null", "values");
-            if (values != null && (values.Length < max || valueLengths.Length < max)) throw new ArgumentException("values or valueLengths is shorter than keys", "values");
-            if (max == 0) { lo.Validate("lo"); hi.Validate("hi"); db.ThrowIfDisposed(); return 0; }
-            fixed (IntPtr* k = keys) fixed (UIntPtr* kl = keyLengths) fixed (IntPtr* v = values) fixed (UIntPtr* vl = valueLengths)
-                return ReadRange(lo, hi, reverse, max, (byte**)k, kl, (byte**)v, vl);
-        }
-
-#if NETCOREAPP || NETSTANDARD2_1
-        /// <summary>Zero-copy range batch with span bounds and span outputs: up to
-        /// keys.Length rows; read row i as <c>new ReadOnlySpan&lt;byte&gt;((void*)keys[i], (int)keyLengths[i])</c>.
-        /// values and valueLengths both empty: keys only; otherwise each holds at
-        /// least keys.Length elements. A bound span is ignored when its kind is
-        /// Unbounded (an empty span with another kind is the empty key). Pointer
-        /// lifetimes as in
-        /// <see cref="ReadRange(byte*, int, BoundKind, byte*, int, BoundKind, bool, int, byte**, UIntPtr*, byte**, UIntPtr*)"/>.</summary>
-        public int ReadRange(ReadOnlySpan<byte> lo, BoundKind loKind, ReadOnlySpan<byte> hi, BoundKind hiKind, bool reverse,
-                             Span<IntPtr> keys, Span<UIntPtr> keyLengths, Span<IntPtr> values, Span<UIntPtr> valueLengths)
-        {
-            int max = keys.Length;
-            if (keyLengths.Length < max) throw new ArgumentException("keyLengths is shorter than keys", "keyLengths");
-            bool withValues = values.Length != 0 || valueLengths.Length != 0;
-            if (withValues && (values.Length < max || valueLengths.Length < max)) throw new ArgumentException("values or valueLengths is shorter than keys", "values");
-            CheckRawBound(null, 0, loKind, "lo"); CheckRawBound(null, 0, hiKind, "hi");
-            if (max == 0) { db.ThrowIfDisposed(); return 0; }
-            fixed (byte* l = lo) fixed (byte* h = hi)
-            fixed (IntPtr* k = keys) fixed (UIntPtr* kl = keyLengths) fixed (IntPtr* v = values) fixed (UIntPtr* vl = valueLengths)
-                return RangeCore(loKind == BoundKind.Unbounded ? null : l, loKind == BoundKind.Unbounded ? 0 : lo.Length, (int)loKind,
-                                 hiKind == BoundKind.Unbounded ? null : h, hiKind == BoundKind.Unbounded ? 0 : hi.Length, (int)hiKind,
-                                 reverse, max, (byte**)k, kl, withValues ? (byte**)v : null, withValues ? vl : null);
-        }
-#endif
-
-        static void CheckRawBound(byte* key, int length, BoundKind kind, string name)
-        {
-            if (kind == BoundKind.Unbounded) return;
-            if (kind != BoundKind.Inclusive && kind != BoundKind.Exclusive) throw new ArgumentOutOfRangeException(name + "Kind", "bad bound kind " + (int)kind);
-            if (length < 0 || (key == null && length != 0)) throw new ArgumentException("bad " + name + " pointer/length", name + "Length");
-        }
-
-        static void CheckBatch(int max, byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            if (max < 0 || max > Native.MaxBatch) throw new ArgumentOutOfRangeException("max", "max must be within [0, 2^24]");
-            if (max > 0 && (keys == null || keyLengths == null)) throw new ArgumentNullException("keys");
-            if ((values == null) != (valueLengths == null)) throw new ArgumentException("values and valueLengths must both be given or both be null", "values");
-        }
-
-        // One drydb_range crossing; arguments already checked.
-        int RangeCore(byte* lo, int loLength, int loKind, byte* hi, int hiLength, int hiKind, bool reverse, int max,
-                      byte** keys, UIntPtr* keyLengths, byte** values, UIntPtr* valueLengths)
-        {
-            if (max == 0) { db.ThrowIfDisposed(); return 0; }
-            UIntPtr n; int rc;
-            db.Enter();
-            try
-            {
-                rc = Native.drydb_range(th, lo, (UIntPtr)loLength, loKind, hi, (UIntPtr)hiLength, hiKind,
-                                        reverse ? Native.REVERSE : 0u, (UIntPtr)max, keys, keyLengths, values, valueLengths, &n);
-            }
-            finally { db.Leave(); }
-            if (rc != Native.OK) throw Native.Error(rc);
-            return (int)(ulong)n;
-        }
-
         // ------------------------------------------------------------ cursors
 
         IntPtr OpenRaw(Bound lo, Bound hi, byte[] prefix)
         {
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 IntPtr cur; int rc;
                 if (prefix != null)
                     fixed (byte* p = prefix) rc = Native.drydb_cursor_open_prefix(th, p, (UIntPtr)prefix.Length, &cur);
@@ -935,20 +466,15 @@ namespace DryDB
                 Native.Check(rc);
                 return cur;
             }
-            finally { if (added) db.Release(); }
         }
 
         internal static void CloseRaw(Database db, IntPtr cur)
         {
             // After the database is closed its cursors are already freed.
-            bool added = false;
-            try
-            {
-                if (db.IsDisposed) return;
-                try { db.AddRef(ref added); } catch (ObjectDisposedException) { return; }
-                Native.drydb_cursor_close(cur);
-            }
-            finally { if (added) db.Release(); }
+            if (db.IsDisposed) return;
+            Database.CallRef call;
+            try { call = db.Call(); } catch (ObjectDisposedException) { return; }
+            using (call) Native.drydb_cursor_close(cur);
         }
 
         /// <summary>A cursor over the whole table (zero-copy access to the current row).</summary>
@@ -971,7 +497,7 @@ namespace DryDB
             return Typed(Cursor.Create(db, false, () => OpenRaw(Bound.Unbounded, Bound.Unbounded, p)));
         }
 
-        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; return c; }
+        Cursor Typed(Cursor c) { c.KeyKind = KeyKind; c.Encoder = Enc; c.Decoder = Decode; return c; }
 
         // ------------------------------------------------------------ indexes
 
@@ -986,10 +512,8 @@ namespace DryDB
                 if (indexes.TryGetValue(name, out ix)) { db.ThrowIfDisposed(); return ix; }
             }
             var cname = Native.CString(name, "name");
-            bool added = false;
-            try
+            using (db.Call())
             {
-                db.AddRef(ref added);
                 IntPtr ih;
                 fixed (byte* p = cname) Native.Check(Native.drydb_index_open(th, p, &ih));
                 NativeIndexInfo ni;
@@ -1003,80 +527,6 @@ namespace DryDB
                 }
                 return ix;
             }
-            finally { if (added) db.Release(); }
-        }
-
-        // ------------------------------------------------------------ async twins
-        // drydb reads memory-mapped pages: calls are short and complete synchronously.
-        // Failures are reported through the task, as an async method would.
-
-        /// <summary>The value, or null if the key is absent. A token already
-        /// cancelled gives a cancelled task (the call itself is too short to
-        /// interrupt).</summary>
-        public Task<byte[]> GetAsync(Key key, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Get(key), cancellationToken); }
-        public Task<byte[][]> GetManyAsync(IList<Key> keys, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => GetMany(keys), cancellationToken); }
-        public Task<byte[][]> GetManyAsync(IList<byte[]> keys, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => GetMany(keys), cancellationToken); }
-        public Task<long> CountAsync(CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(), cancellationToken); }
-        public Task<long> CountAsync(Bound lo, Bound hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
-        /// <summary>[lo, hi), as <c>Count(Key, Key)</c>.</summary>
-        public Task<long> CountAsync(Key lo, Key hi, CancellationToken cancellationToken = default(CancellationToken)) { return Async.Run(() => Count(lo, hi), cancellationToken); }
-        /// <summary>The rows of the range, materialised in a list; the token is
-        /// checked between rows, so a long range stops when it is cancelled.</summary>
-        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Bound lo, Bound hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return Async.List(() => Range(lo, hi, reverse), cancellationToken);
-        }
-        /// <summary>[lo, hi), as <c>Range(Key, Key, bool)</c>.</summary>
-        public Task<List<KeyValuePair<byte[], byte[]>>> RangeAsync(Key lo, Key hi, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return Async.List(() => Range(lo, hi, reverse), cancellationToken);
-        }
-        public Task<List<KeyValuePair<byte[], byte[]>>> PrefixAsync(Key prefix, bool reverse = false, CancellationToken cancellationToken = default(CancellationToken))
-        {
-            return Async.List(() => Prefix(prefix, reverse), cancellationToken);
-        }
-
-        // ------------------------------------------------------------ typed values
-
-        /// <summary>This table viewed through a value serializer (MessagePack,
-        /// JSON... of the caller's choosing).</summary>
-        public TypedTable<T> WithSerializer<T>(Func<byte[], T> deserialize)
-        {
-            return new TypedTable<T>(this, deserialize);
-        }
-    }
-
-    internal static class Async
-    {
-        // drydb calls are short and complete synchronously: the twins run them
-        // at once and report through the task, as an async method would; a
-        // cancelled token gives a cancelled task.
-        internal static Task<T> Run<T>(Func<T> f, CancellationToken ct = default(CancellationToken))
-        {
-            var tcs = new TaskCompletionSource<T>();
-            try
-            {
-                ct.ThrowIfCancellationRequested();
-                tcs.SetResult(f());
-            }
-            catch (OperationCanceledException) when (ct.IsCancellationRequested) { tcs.SetCanceled(); }
-            catch (Exception e) { tcs.SetException(e); }
-            return tcs.Task;
-        }
-
-        // A walk materialised, the token checked before every row.
-        internal static Task<List<T>> List<T>(Func<IEnumerable<T>> walk, CancellationToken ct)
-        {
-            return Run(() =>
-            {
-                var r = new List<T>();
-                foreach (var x in walk())
-                {
-                    ct.ThrowIfCancellationRequested();
-                    r.Add(x);
-                }
-                return r;
-            }, ct);
         }
     }
 }

@@ -267,6 +267,54 @@ namespace DryDB.Tests
             t.ReadRange(key, -1, BoundKind.Exclusive, null, 0, BoundKind.Unbounded, false, 0, null, null, null, null);
         }
 
+        // The enumerations read batches of FirstBatch rows, then doubling: the
+        // rows are the cursor walk's whatever the first size, and the first n
+        // rows taken are the walk's first n for n on and around every batch
+        // boundary (16 | 32 | 64 | 128 | 256 | 256 ... for the default 16).
+        [Test]
+        public void GrowingBatchesKeepTheRows()
+        {
+            var words = db.GetTable("words");
+            var ix = items.Index("by_category");
+            int saved = Table.FirstBatch;
+            try
+            {
+                foreach (int first in new[] { 1, 3, 16, 64, 256 })
+                {
+                    Table.FirstBatch = first;
+                    var takes = new List<int> { 0, 1, 2, 99, 100, 101, 1000, 1023, 1024, 1025 };
+                    for (int b = first, end = first; end < 2000; b = Math.Min(2 * b, 256), end += b)
+                        takes.AddRange(new[] { end - 1, end, end + 1 });
+                    foreach (bool rev in new[] { false, true })
+                    {
+                        string what = "first " + first + (rev ? " reverse" : "");
+                        foreach (var t in new[] { items, words })
+                        {
+                            var want = Walk(t, Bound.Unbounded, Bound.Unbounded, rev);
+                            Func<int, List<string>> got = n => t.Range(Bound.Unbounded, Bound.Unbounded, rev).Take(n).Select(kv => Hex(kv.Key) + "=" + Hex(kv.Value)).ToList();
+                            Assert.Equal(string.Join(",", want), string.Join(",", got(int.MaxValue)), t.Name + " all, " + what);
+                            foreach (int n in takes)
+                                Assert.Equal(string.Join(",", want.Take(n)), string.Join(",", got(n)), t.Name + " take " + n + ", " + what);
+                            var lo = Bound.Exclusive(t.At(500).Key);
+                            var mid = Walk(t, lo, Bound.Unbounded, rev);
+                            Assert.Equal(string.Join(",", mid.Take(300)), string.Join(",", t.Range(lo, Bound.Unbounded, rev).Take(300).Select(kv => Hex(kv.Key) + "=" + Hex(kv.Value))), t.Name + " (row 500, ...) take 300, " + what);
+                        }
+                        var p = words.Prefix("w01", rev).Select(kv => Fx.S(kv.Key)).ToList();
+                        Assert.Equal(1000, p.Count, "prefix w01 rows, " + what);
+                        Assert.Equal(rev ? "w01999" : "w01000", p[0], "prefix first, " + what);
+                        var iwant = new List<string>();
+                        using (var c = ix.OpenCursor())
+                            while (rev ? c.Prev() : c.Next()) iwant.Add(Hex(c.Key) + "/" + Hex(c.PrimaryKey) + "=" + Hex(c.Value));
+                        var igot = ix.Range(Bound.Unbounded, Bound.Unbounded, rev).Select(e => Hex(e.IndexKey) + "/" + Hex(e.PrimaryKey) + "=" + Hex(e.Value)).ToList();
+                        Assert.Equal(N, igot.Count, "index rows, " + what);
+                        Assert.Equal(string.Join(",", iwant), string.Join(",", igot), "index range, " + what);
+                        Assert.Equal(string.Join(",", iwant.Take(300)), string.Join(",", ix.Range(Bound.Unbounded, Bound.Unbounded, rev).Take(300).Select(e => Hex(e.IndexKey) + "/" + Hex(e.PrimaryKey) + "=" + Hex(e.Value))), "index take 300, " + what);
+                    }
+                }
+            }
+            finally { Table.FirstBatch = saved; }
+        }
+
         [Test]
         public void UseAfterDispose()
         {
@@ -275,7 +323,7 @@ namespace DryDB.Tests
             var kp = new IntPtr[4]; var kl = new UIntPtr[4];
             var en = t.Range(Bound.Unbounded, Bound.Unbounded).GetEnumerator();
             Assert.True(en.MoveNext(), "first row");
-            for (int i = 1; i < Table.BatchSize; i++) Assert.True(en.MoveNext(), "rows of the first batch");
+            for (int i = 1; i < Table.FirstBatch; i++) Assert.True(en.MoveNext(), "rows of the first batch");
             var lazy = t.Prefix(new byte[0]);
             d.Dispose();
             Assert.Throws<ObjectDisposedException>(() => en.MoveNext(), "next batch after Dispose");

@@ -267,82 +267,12 @@ namespace DryDB.Tests
         }
     }
 
-    /// <summary>A minimal JSON reader for the vector files (objects, arrays,
-    /// strings, numbers as long/double, true/false/null).</summary>
+    /// <summary>The vector files' JSON, read by the binding's own reader
+    /// (Codecs.cs; CodecTests checks it case by case).</summary>
     public static class Json
     {
-        public static object Parse(string s) { int i = 0; var v = Value(s, ref i); Ws(s, ref i); if (i != s.Length) throw new FormatException("trailing JSON"); return v; }
-
-        static void Ws(string s, ref int i) { while (i < s.Length && char.IsWhiteSpace(s[i])) i++; }
-
-        static object Value(string s, ref int i)
-        {
-            Ws(s, ref i);
-            char c = s[i];
-            if (c == '{')
-            {
-                var d = new Dictionary<string, object>(); i++;
-                Ws(s, ref i);
-                if (s[i] == '}') { i++; return d; }
-                while (true)
-                {
-                    Ws(s, ref i); var k = Str(s, ref i); Ws(s, ref i);
-                    if (s[i++] != ':') throw new FormatException("':' expected");
-                    d[k] = Value(s, ref i); Ws(s, ref i);
-                    if (s[i] == ',') { i++; continue; }
-                    if (s[i++] != '}') throw new FormatException("'}' expected");
-                    return d;
-                }
-            }
-            if (c == '[')
-            {
-                var l = new List<object>(); i++;
-                Ws(s, ref i);
-                if (s[i] == ']') { i++; return l; }
-                while (true)
-                {
-                    l.Add(Value(s, ref i)); Ws(s, ref i);
-                    if (s[i] == ',') { i++; continue; }
-                    if (s[i++] != ']') throw new FormatException("']' expected");
-                    return l;
-                }
-            }
-            if (c == '"') return Str(s, ref i);
-            // CompareOrdinal in place: Substring(i) copied the rest of the text at every literal,
-            // quadratic on the DryDB 1.4 fixtures' JSON (megabytes, a null per index entry).
-            if (string.CompareOrdinal(s, i, "true", 0, 4) == 0) { i += 4; return true; }
-            if (string.CompareOrdinal(s, i, "false", 0, 5) == 0) { i += 5; return false; }
-            if (string.CompareOrdinal(s, i, "null", 0, 4) == 0) { i += 4; return null; }
-            int st = i;
-            while (i < s.Length && "+-0123456789.eE".IndexOf(s[i]) >= 0) i++;
-            var num = s.Substring(st, i - st);
-            long lv;
-            if (long.TryParse(num, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out lv)) return lv;
-            return double.Parse(num, NumberStyles.Float, CultureInfo.InvariantCulture);
-        }
-
-        static string Str(string s, ref int i)
-        {
-            if (s[i++] != '"') throw new FormatException("string expected");
-            var sb = new StringBuilder();
-            while (s[i] != '"')
-            {
-                char c = s[i++];
-                if (c != '\\') { sb.Append(c); continue; }
-                char e = s[i++];
-                switch (e)
-                {
-                    case 'n': sb.Append('\n'); break;
-                    case 't': sb.Append('\t'); break;
-                    case 'r': sb.Append('\r'); break;
-                    case 'b': sb.Append('\b'); break;
-                    case 'f': sb.Append('\f'); break;
-                    case 'u': sb.Append((char)Convert.ToInt32(s.Substring(i, 4), 16)); i += 4; break;
-                    default: sb.Append(e); break;
-                }
-            }
-            i++;
-            return sb.ToString();
-        }
+        public static object Parse(string s) { return Codecs.Decode("json", Encoding.UTF8.GetBytes(s)); }
+        public static Dictionary<string, object> Obj(object o) { return (Dictionary<string, object>)o; }
+        public static List<object> Arr(object o) { return (List<object>)o; }
     }
 }
