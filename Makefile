@@ -174,10 +174,13 @@ test-cgocheck2:
 	$(CTEST) --test-dir $(BUILD)/cmake-cgocheck2 --output-on-failure -LE valgrind
 
 # Regenerate the shared test vectors (committed; every language reads them).
-vectors: cmake-build
+vectors: cmake-build lib cli
 	$(GO) run ./tests/vectors/gen -out tests/vectors
 	$(BUILD)/cmake/make_vectors tests/vectors/c_built.drydb
 	python3 tests/vectors/gen/ranges.py
+	@# value codecs, built by Python and by the CLI (needs the msgpack package)
+	PYTHONPATH=bindings/python DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so DRYDB_CLI=$(CURDIR)/$(BUILD)/drydb \
+	  python3 tests/vectors/gen/codecs.py
 
 # drydbConfig.cmake finds the headers relative to the libdir it sits in, so
 # that any LIBDIR (lib64, lib/x86_64-linux-gnu) works and an installed tree

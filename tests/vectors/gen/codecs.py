@@ -9,7 +9,7 @@ each row to the same value. codecs.json is written with json.dump's defaults
 (ASCII escapes, spaces), a different text from the values' compact UTF-8 JSON;
 a bytes value (msgpack's bin type) is written {"$bytes": "<hex>"}.
 
-Run from the repository root after `make lib` and building the CLI
+Run by `make vectors`; by hand, from the repository root after `make lib` and building the CLI
 (go build -o build/drydb ./cmd/drydb), with the msgpack package installed:
   PYTHONPATH=bindings/python DRYDB_LIBRARY=build/libdrydb.so python3 tests/vectors/gen/codecs.py
 """
