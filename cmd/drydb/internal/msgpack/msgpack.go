@@ -464,8 +464,15 @@ func AppendJSON(dst []byte, v any) ([]byte, error) {
 	case int:
 		return strconv.AppendInt(dst, int64(x), 10), nil
 	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return strconv.AppendQuote(dst, strconv.FormatFloat(x, 'g', -1, 64)), nil
+		// Named as JavaScript and Python's json name them, which is also
+		// how a JSON table's non-finite values (stored as that text) show.
+		switch {
+		case math.IsNaN(x):
+			return append(dst, `"NaN"`...), nil
+		case math.IsInf(x, 1):
+			return append(dst, `"Infinity"`...), nil
+		case math.IsInf(x, -1):
+			return append(dst, `"-Infinity"`...), nil
 		}
 		return appendFloat(dst, x), nil
 	case json.Number:
@@ -522,7 +529,14 @@ func appendFloat(dst []byte, f float64) []byte {
 	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
 		fmtc = 'e'
 	}
-	return strconv.AppendFloat(dst, f, fmtc, -1, 64)
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, f, fmtc, -1, 64)
+	// A whole float keeps a ".0" (as Python's json writes 1.0): readers of
+	// the JSON can still tell a msgpack float from an integer.
+	if fmtc == 'f' && !bytes.ContainsRune(dst[n:], '.') {
+		dst = append(dst, ".0"...)
+	}
+	return dst
 }
 
 func appendJSONString(dst []byte, s string) []byte {

@@ -99,7 +99,7 @@ func TestAppendJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"b":1,"a":[1.5,null,true,"q\"x"],"bin":"AQ==","f":3,"nan":"NaN"}`
+	want := `{"b":1,"a":[1.5,null,true,"q\"x"],"bin":"AQ==","f":3.0,"nan":"NaN"}`
 	if string(got) != want {
 		t.Errorf("got %s want %s", got, want)
 	}
