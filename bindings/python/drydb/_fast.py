@@ -337,7 +337,7 @@ def _bound_encoder(encb: Callable[[Any], bytes], off: Optional[int]) -> Callable
 def _build(paths: TablePaths, t: Any) -> None:
     s = _Shared(t)
     s.get_slow, kill_slow = _get_slow(s)
-    get, getitem, kill_get = (_get_encoded if s.off is None else _get_int)(s)
+    get, getitem, kill_get = _get(s)
     contains, kill_contains = _contains(s)
     count, kill_count = _count(s)
     get_many, kill_many = _get_many(s)
@@ -403,15 +403,11 @@ def _get_slow(s: _Shared) -> Tuple[Callable[[Any, Any, bool], Any], Callable[...
     return get_slow, kill
 
 
-def _get_int(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable[..., None]]:
-    """get and ``[]`` of an int64/uint64 table. A key in the C int range goes
-    to the library as a C int (ctypes converts a Python int without declared
-    argument types to one): no encoding, no buffer, no out-parameters. Bools
-    (ints to ctypes) are refused by identity; anything that fails the
-    comparison or the conversion takes get_slow, which raises the proper
-    error."""
-    db, vdec, harg, get_slow = s.db, s.vdec, s.harg, s.get_slow
-    # one function per encoding: every argument costs ~30 ns in ctypes
+def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable[..., None]]:
+    """get and ``[]``."""
+    db, vdec, harg, get_slow, enc = s.db, s.vdec, s.harg, s.get_slow, s.enc
+    lgw, lpg = L._get_word, L._py_get
+    # int keys as C ints, one function per encoding (see below)
     if s.off == 0:
         lgwi, lpgi = L._get_word_u64, L._py_get_u64
     else:
@@ -420,84 +416,76 @@ def _get_int(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Call
     top, missing = _WORD_TOP, _WORD_MISSING
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lgwi, lpgi
-        lgwi = lpgi = stub
+        nonlocal lgw, lpg, lgwi, lpgi
+        lgw = lpg = lgwi = lpgi = stub
 
-    def get(key: Any, default: Any = None, view: bool = False) -> Any:
-        try:
-            if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
-                if view:
-                    w = lgwi(harg, key)
-                    if w < top:
-                        return db._view(w >> 16, w & 65535)
-                    if w == missing:
-                        return default
-                else:
-                    # the value's bytes made in C (drydb__py_get_i64)
+    if s.off is not None:
+        # A key in the C int range goes to the library as a C int (ctypes
+        # converts a Python int without declared argument types to one):
+        # no encoding, no buffer, no out-parameters. Bools (ints to ctypes)
+        # are refused by identity; anything that fails the comparison or
+        # the conversion takes get_slow, which raises the proper error.
+        def get(key: Any, default: Any = None, view: bool = False) -> Any:
+            try:
+                if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
+                    if view:
+                        w = lgwi(harg, key)
+                        if w < top:
+                            return db._view(w >> 16, w & 65535)
+                        if w == missing:
+                            return default
+                    else:
+                        # the value's bytes made in C (drydb__py_get_i64)
+                        v = lpgi(harg, key)
+                        if v is absent:
+                            return default
+                        if v is not ask_:
+                            return v if vdec is None else vdec(v)
+            except _LOOSE:
+                pass
+            return get_slow(key, default, view)
+
+        def getitem(key: Any) -> Any:
+            try:
+                if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
                     v = lpgi(harg, key)
                     if v is absent:
-                        return default
+                        raise KeyError(key)
                     if v is not ask_:
                         return v if vdec is None else vdec(v)
-        except _LOOSE:
-            pass
-        return get_slow(key, default, view)
-
-    def getitem(key: Any) -> Any:
-        try:
-            if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
-                v = lpgi(harg, key)
+            except _LOOSE:
+                pass
+            v = get_slow(key, _ABSENT, False)
+            if v is _ABSENT:
+                raise KeyError(key)
+            return v
+    else:
+        def get(key: Any, default: Any = None, view: bool = False) -> Any:
+            k = enc(key)
+            if view:
+                w = lgw(harg, k, len(k))
+                if w < top:
+                    return db._view(w >> 16, w & 65535)
+                if w == missing:
+                    return default
+            else:
+                v = lpg(harg, k, len(k))
                 if v is absent:
-                    raise KeyError(key)
+                    return default
                 if v is not ask_:
                     return v if vdec is None else vdec(v)
-        except _LOOSE:
-            pass
-        v = get_slow(key, _ABSENT, False)
-        if v is _ABSENT:
-            raise KeyError(key)
-        return v
+            return get_slow(key, default, view)
 
-    return get, getitem, kill
-
-
-def _get_encoded(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable[..., None]]:
-    """get and ``[]`` of a table whose keys the key codec encodes."""
-    db, vdec, harg, get_slow, enc = s.db, s.vdec, s.harg, s.get_slow, s.enc
-    lgw, lpg = L._get_word, L._py_get
-    absent, ask_ = L.PY_MISSING, L.PY_ASK
-    top, missing = _WORD_TOP, _WORD_MISSING
-
-    def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lgw, lpg
-        lgw = lpg = stub
-
-    def get(key: Any, default: Any = None, view: bool = False) -> Any:
-        k = enc(key)
-        if view:
-            w = lgw(harg, k, len(k))
-            if w < top:
-                return db._view(w >> 16, w & 65535)
-            if w == missing:
-                return default
-        else:
+        def getitem(key: Any) -> Any:
+            k = enc(key)
             v = lpg(harg, k, len(k))
-            if v is absent:
-                return default
-            if v is not ask_:
-                return v if vdec is None else vdec(v)
-        return get_slow(key, default, view)
-
-    def getitem(key: Any) -> Any:
-        k = enc(key)
-        v = lpg(harg, k, len(k))
-        if v is not absent:
-            if v is not ask_:
-                return v if vdec is None else vdec(v)
-            v = get_slow(key, _ABSENT, False)
-            if v is not _ABSENT:
-                return v
-        raise KeyError(key)
+            if v is not absent:
+                if v is not ask_:
+                    return v if vdec is None else vdec(v)
+                v = get_slow(key, _ABSENT, False)
+                if v is not _ABSENT:
+                    return v
+            raise KeyError(key)
 
     return get, getitem, kill
 
@@ -622,7 +610,7 @@ def _count(s: _Shared) -> Tuple[Callable[..., int], Callable[..., None]]:
         nonlocal last_incl
         if prefix is not None:
             return count_prefix(start, stop, prefix)
-        # two int bounds in the C int range: passed as C ints (see _get_int);
+        # two int bounds in the C int range: passed as C ints (see _get);
         # None, bools and the rest go to count_any
         c = last_incl
         if inclusive is c[0]:
