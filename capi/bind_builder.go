@@ -28,14 +28,10 @@ func drydb__builder_append_row(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.unlock()
-	k, ok := in(key, klen)
-	if !ok {
-		return badLen("key", key, klen)
-	}
-	v, ok := in(val, vlen)
-	if !ok {
-		return badLen("value", val, vlen)
+	defer t.unlock()
+	k, v, rc := in2("key", key, klen, "value", val, vlen)
+	if rc != codeOK {
+		return rc
 	}
 	var entries []engine.IndexEntry
 	if n > 0 {
@@ -63,16 +59,12 @@ func drydb__builder_append_row(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val
 // Not in drydb.h.
 //
 //export drydb__builder_key_limit
-func drydb__builder_key_limit(h C.uintptr_t, out *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.bo.unlock()
-	if out == nil {
-		return failf(codeInvalid, "drydb__builder_key_limit: NULL out")
-	}
-	*out = C.size_t(t.tb.MaxKeySize())
-	return codeOK
+func drydb__builder_key_limit(h C.uintptr_t, out *C.size_t) C.int {
+	return call(h, getTBuilder, (*tbuilderObj).unlock, func(t *tbuilderObj) C.int {
+		if out == nil {
+			return failf(codeInvalid, "drydb__builder_key_limit: NULL out")
+		}
+		*out = C.size_t(t.tb.MaxKeySize())
+		return codeOK
+	})
 }

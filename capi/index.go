@@ -21,6 +21,9 @@ type indexObj struct {
 	enc keyenc.Encoding
 }
 
+// leave ends a call on the index (call's leave): its database is left.
+func (x *indexObj) leave() { x.d.leave() }
+
 // getIndex resolves an index handle in the current version and enters it.
 func getIndex(h C.uintptr_t) (*indexObj, C.int) {
 	o, code := lookup(uintptr(h), kindIndex)
@@ -46,63 +49,49 @@ func getIndex(h C.uintptr_t) (*indexObj, C.int) {
 }
 
 //export drydb_index_open
-func drydb_index_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTable(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.d.leave()
-	if name == nil || out == nil {
-		return failf(codeInvalid, "drydb_index_open: NULL name or out")
-	}
-	n := C.GoString(name)
-	if t.ixv[n] == nil {
-		_, err := t.t.Index(n)
-		return fail(err)
-	}
-	r := t.d.r
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ref := r.tabs[t.t.Name()]
-	if xh, ok := ref.ixs[n]; ok {
+func drydb_index_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) C.int {
+	return call(h, getTable, (*tableObj).leave, func(t *tableObj) C.int {
+		if name == nil || out == nil {
+			return failf(codeInvalid, "drydb_index_open: NULL name or out")
+		}
+		n := C.GoString(name)
+		if t.ixv[n] == nil {
+			_, err := t.t.Index(n)
+			return fail(err)
+		}
+		r := t.d.r
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		ref := r.tabs[t.t.Name()]
+		if xh, ok := ref.ixs[n]; ok {
+			*out = C.uintptr_t(xh)
+			return codeOK
+		}
+		xh := newHandle(kindIndex, &indexRef{t: ref, name: n})
+		if xh == 0 {
+			return failf(codeNoMem, "too many open handles")
+		}
+		ref.ixs[n] = xh
+		r.kids[xh] = nil
 		*out = C.uintptr_t(xh)
 		return codeOK
-	}
-	xh := newHandle(kindIndex, &indexRef{t: ref, name: n})
-	if xh == 0 {
-		return failf(codeNoMem, "too many open handles")
-	}
-	ref.ixs[n] = xh
-	r.kids[xh] = nil
-	*out = C.uintptr_t(xh)
-	return codeOK
+	})
 }
 
 //export drydb_index_info
-func drydb_index_info(h C.uintptr_t, out *C.struct_drydb_index_info) (rc C.int) {
-	defer guard(&rc)
-	x, rc := getIndex(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer x.d.leave()
-	if out == nil {
-		return failf(codeInvalid, "drydb_index_info: NULL out")
-	}
-	*out = C.struct_drydb_index_info{}
-	out.key_kind = C.int32_t(x.enc.Kind)
-	out.nparts = C.uint32_t(len(x.enc.Parts))
-	for i, p := range x.enc.Parts {
-		if i < C.DRYDB_MAX_PARTS {
-			out.parts[i] = C.uint8_t(p)
+func drydb_index_info(h C.uintptr_t, out *C.struct_drydb_index_info) C.int {
+	return call(h, getIndex, (*indexObj).leave, func(x *indexObj) C.int {
+		if out == nil {
+			return failf(codeInvalid, "drydb_index_info: NULL out")
 		}
-	}
-	out.entries = C.uint64_t(x.ix.Len())
-	if x.ix.Unique() {
-		out.unique = 1
-	}
-	return codeOK
+		*out = C.struct_drydb_index_info{}
+		keyDesc(x.enc, &out.key_kind, &out.nparts, &out.parts)
+		out.entries = C.uint64_t(x.ix.Len())
+		if x.ix.Unique() {
+			out.unique = 1
+		}
+		return codeOK
+	})
 }
 
 //export drydb_index_get
@@ -112,7 +101,7 @@ func drydb_index_get(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk **C.uint
 	if rc != codeOK {
 		return rc
 	}
-	defer x.d.leave()
+	defer x.leave()
 	k, ok := in(ikey, iklen)
 	if !ok {
 		return badLen("index key", ikey, iklen)
@@ -138,7 +127,7 @@ func drydb_index_count(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.in
 	if rc != codeOK {
 		return rc
 	}
-	defer x.d.leave()
+	defer x.leave()
 	l, u, rc := bounds(lo, lolen, lokind, hi, hilen, hikind, x.enc, false)
 	if rc != codeOK {
 		return rc

@@ -26,6 +26,9 @@ type tableObj struct {
 	codec *C.char              // Table.Codec as a C string, freed at reap (d.codecs)
 }
 
+// leave ends a call on the table (call's leave): its database is left.
+func (t *tableObj) leave() { t.d.leave() }
+
 // newView makes the objects of table t of version d.
 func newView(d *dbObj, t *engine.Table) *tableObj {
 	c := t.Compression()
@@ -59,87 +62,69 @@ func getTable(h C.uintptr_t) (*tableObj, C.int) {
 }
 
 //export drydb_table_open
-func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	if name == nil || out == nil {
-		return failf(codeInvalid, "drydb_table_open: NULL name or out")
-	}
-	n := C.GoString(name)
-	r := d.r
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if ref, ok := r.tabs[n]; ok {
+func drydb_table_open(h C.uintptr_t, name *C.char, out *C.uintptr_t) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		if name == nil || out == nil {
+			return failf(codeInvalid, "drydb_table_open: NULL name or out")
+		}
+		n := C.GoString(name)
+		r := d.r
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		if ref, ok := r.tabs[n]; ok {
+			*out = C.uintptr_t(ref.handle)
+			return codeOK
+		}
+		// The version current now, not d: a refresh publishes under r.mu, so
+		// the fast path below is set up for the version calls will find.
+		cur := r.current()
+		if cur == nil || cur.views[n] == nil {
+			return failf(codeNoTable, "no table %q", n)
+		}
+		ref := &tableRef{r: r, name: n, ixs: map[string]uintptr{}}
+		ref.handle = newHandle(kindTable, ref)
+		if ref.handle == 0 {
+			return failf(codeNoMem, "too many open handles")
+		}
+		r.tabs[n] = ref
+		r.kids[ref.handle] = ref.cleanup
+		// drydb_get answers in C while the pages on its way are checked (and,
+		// for a compressed table, while its leaf is in the cache).
+		ref.install(cur)
 		*out = C.uintptr_t(ref.handle)
 		return codeOK
-	}
-	// The version current now, not d: a refresh publishes under r.mu, so
-	// the fast path below is set up for the version calls will find.
-	cur := r.current()
-	if cur == nil || cur.views[n] == nil {
-		return failf(codeNoTable, "no table %q", n)
-	}
-	ref := &tableRef{r: r, name: n, ixs: map[string]uintptr{}}
-	ref.handle = newHandle(kindTable, ref)
-	if ref.handle == 0 {
-		return failf(codeNoMem, "too many open handles")
-	}
-	r.tabs[n] = ref
-	r.kids[ref.handle] = ref.cleanup
-	// drydb_get answers in C while the pages on its way are checked (and,
-	// for a compressed table, while its leaf is in the cache).
-	ref.install(cur)
-	*out = C.uintptr_t(ref.handle)
-	return codeOK
+	})
 }
 
 //export drydb_table_info
-func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTable(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.d.leave()
-	if out == nil {
-		return failf(codeInvalid, "drydb_table_info: NULL out")
-	}
-	*out = C.struct_drydb_table_info{}
-	out.key_kind = C.int32_t(t.enc.Kind)
-	out.nparts = C.uint32_t(len(t.enc.Parts))
-	for i, p := range t.enc.Parts {
-		if i < C.DRYDB_MAX_PARTS {
-			out.parts[i] = C.uint8_t(p)
+func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) C.int {
+	return call(h, getTable, (*tableObj).leave, func(t *tableObj) C.int {
+		if out == nil {
+			return failf(codeInvalid, "drydb_table_info: NULL out")
 		}
-	}
-	out.rows = C.uint64_t(t.t.Len())
-	out.index_count = C.uint32_t(len(t.t.Indexes()))
-	c := t.t.Compression()
-	out.compression = C.int32_t(c.Kind)
-	out.level = C.int32_t(c.Level)
-	if c.Dictionary {
-		out.flags |= C.DRYDB_DICTIONARY
-	}
-	return codeOK
+		*out = C.struct_drydb_table_info{}
+		keyDesc(t.enc, &out.key_kind, &out.nparts, &out.parts)
+		out.rows = C.uint64_t(t.t.Len())
+		out.index_count = C.uint32_t(len(t.t.Indexes()))
+		c := t.t.Compression()
+		out.compression = C.int32_t(c.Kind)
+		out.level = C.int32_t(c.Level)
+		if c.Dictionary {
+			out.flags |= C.DRYDB_DICTIONARY
+		}
+		return codeOK
+	})
 }
 
 //export drydb_table_codec
-func drydb_table_codec(h C.uintptr_t, name **C.char) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTable(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.d.leave()
-	if name == nil {
-		return failf(codeInvalid, "drydb_table_codec: NULL name")
-	}
-	*name = t.codec
-	return codeOK
+func drydb_table_codec(h C.uintptr_t, name **C.char) C.int {
+	return call(h, getTable, (*tableObj).leave, func(t *tableObj) C.int {
+		if name == nil {
+			return failf(codeInvalid, "drydb_table_codec: NULL name")
+		}
+		*name = t.codec
+		return codeOK
+	})
 }
 
 // tlsOut hands data to C through the calling thread's value buffer: items
@@ -252,7 +237,7 @@ func drydb_at(h C.uintptr_t, n C.uint64_t, key **C.uint8_t, klen *C.size_t, val 
 	if rc != codeOK {
 		return rc
 	}
-	defer t.d.leave()
+	defer t.leave()
 	if key == nil || klen == nil || val == nil || vlen == nil {
 		return failf(codeInvalid, "drydb_at: NULL out-pointer")
 	}
@@ -275,20 +260,28 @@ func resize[T any](s []T, n int) []T {
 }
 
 //export drydb_table_index_name
-func drydb_table_index_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTable(h)
-	if rc != codeOK {
-		return rc
+func drydb_table_index_name(h C.uintptr_t, i C.size_t, name **C.char) C.int {
+	return call(h, getTable, (*tableObj).leave, func(t *tableObj) C.int {
+		if name == nil {
+			return failf(codeInvalid, "drydb_table_index_name: NULL out")
+		}
+		names := t.d.ixNames[t.t.Name()]
+		if uint64(i) >= uint64(len(names)) {
+			return codeNotFound
+		}
+		setCharPtr(name, names[i])
+		return codeOK
+	})
+}
+
+// keyDesc describes a key encoding as drydb_table_info and drydb_index_info
+// give it: its kind, its number of parts and the parts' kinds.
+func keyDesc(enc keyenc.Encoding, kind *C.int32_t, nparts *C.uint32_t, parts *[C.DRYDB_MAX_PARTS]C.uint8_t) {
+	*kind = C.int32_t(enc.Kind)
+	*nparts = C.uint32_t(len(enc.Parts))
+	for i, p := range enc.Parts {
+		if i < C.DRYDB_MAX_PARTS {
+			parts[i] = C.uint8_t(p)
+		}
 	}
-	defer t.d.leave()
-	if name == nil {
-		return failf(codeInvalid, "drydb_table_index_name: NULL out")
-	}
-	names := t.d.ixNames[t.t.Name()]
-	if uint64(i) >= uint64(len(names)) {
-		return codeNotFound
-	}
-	setCharPtr(name, names[i])
-	return codeOK
 }
