@@ -24,24 +24,12 @@ MANDIR  ?= $(PREFIX)/share/man
 # The release version lives in VERSION alone (scripts/version checks the
 # copies other tools read: the header, Python, .NET).
 VERSION := $(shell cat $(CURDIR)/VERSION)
-SOMAJOR := $(firstword $(subst ., ,$(VERSION)))
 BUILD   := build
 # 3.5 MiB: the Go runtime with the zstd encoders alone is 2.67 MB. It holds
 # with DryDB 1.4 (reader and writer +156 KB) because klauspost/compress is
 # built without crypto/rand (-166 KB: scripts/vendor-klauspost says why).
 MAXSIZE := 3670016
 
-# -s -w: no symbol table or DWARF (size); the SONAME lets programs link
-# against libdrydb.so.0 and survive compatible upgrades; the version script
-# exports drydb_* only (not cgo's _cgo_* glue).
-# RELR packs the library's relative relocations (DT_RELR): one word per
-# run of pointers instead of 24 bytes per pointer, 3.92 -> 3.59 MB. A library
-# built so needs glibc >= 2.36 where it runs (a clean "version
-# GLIBC_ABI_DT_RELR not found" from the loader otherwise), so it is used only
-# when a probe program built with it runs here; RELR= turns it off.
-RELR ?= $(shell d=$$(mktemp -d) && printf 'static int x; int *p = &x; int main(void) { return *p; }' > $$d/t.c && \
-          $(CC) -fPIE -pie -Wl,-z,pack-relative-relocs $$d/t.c -o $$d/t >/dev/null 2>&1 && $$d/t && \
-          echo -Wl,-z,pack-relative-relocs; rm -rf $$d)
 # The target: this machine's, or GOOS/GOARCH/CC from the environment for a
 # cross build (make dist-platforms does those). GOOS is Go's own default.
 ifeq ($(GOOS),)
@@ -49,29 +37,18 @@ GOOS := $(shell $(GO) env GOOS)
 endif
 EXE  :=
 ifeq ($(GOOS),windows)
-# Windows (cross-built with mingw-w64): PE has no SONAME and no version
-# scripts; the DLL exports cgo's //export functions (tests/c/check_exports.sh).
-# -static-libgcc: no libgcc_s_seh-1.dll to ship (winpthreads is linked
-# statically too: capi/main.go).
-SHLIB    := drydb.dll
-SONAME   := drydb.dll
-REALNAME := drydb.dll
-SOFLAGS  := -static-libgcc
-EXE      := .exe
-else ifeq ($(GOOS),darwin)
-# macOS (built, not tested): ld64 has no -soname, version scripts or RELR.
-SHLIB    := libdrydb.dylib
-SONAME   := libdrydb.$(SOMAJOR).dylib
-REALNAME := libdrydb.$(VERSION).dylib
-SOFLAGS  := -Wl,-install_name,@rpath/$(SONAME) -Wl,-exported_symbol,_drydb_*
-else
-SHLIB    := libdrydb.so
-SONAME   := libdrydb.so.$(SOMAJOR)
-REALNAME := libdrydb.so.$(VERSION)
-SOFLAGS  := -Wl,-soname,$(SONAME) -Wl,--version-script=$(CURDIR)/capi/exports.map -Wl,-z,noseparate-code $(RELR)
+EXE  := .exe
 endif
+# The library's names and link flags on the target: capi/soflags (CMake reads
+# it too) says what each is and why. RELR= builds without packed relocations.
+RELR     ?= probe
+SHLIB    := $(shell sh $(CURDIR)/capi/soflags $(GOOS) $(VERSION) shlib)
+SONAME   := $(shell sh $(CURDIR)/capi/soflags $(GOOS) $(VERSION) soname)
+REALNAME := $(shell sh $(CURDIR)/capi/soflags $(GOOS) $(VERSION) realname)
+SOFLAGS  := $(shell CC='$(CC)' sh $(CURDIR)/capi/soflags $(GOOS) $(VERSION) ldflags '$(RELR)')
 # binutils of the target, for scripts/localize-archive (aarch64-linux-gnu-)
 TOOLPREFIX ?=
+# -s -w: no symbol table or DWARF (size)
 LDFLAGS := -s -w -extldflags '$(SOFLAGS)'
 # capi/cold-packages: built without inlining (it says why); CMake reads it too
 COLD_PKGS := $(shell sed -e 's/\#.*//' -e '/^[[:space:]]*$$/d' $(CURDIR)/capi/cold-packages)
@@ -153,7 +130,7 @@ test-valgrind:
 	$(GO) build -tags valgrind -buildmode=c-shared -ldflags=-w -o $(BUILD)/valgrind/libdrydb.so ./capi
 	$(GO) build -tags valgrind -buildmode=c-archive -ldflags=-w -o $(BUILD)/valgrind/libdrydb.a ./capi
 	rm -f $(BUILD)/valgrind/libdrydb.h
-	ln -sf libdrydb.so $(BUILD)/valgrind/libdrydb.so.$(SOMAJOR)
+	ln -sf libdrydb.so $(BUILD)/valgrind/$(SONAME)
 	$(CMAKE) -S . -B $(BUILD)/cmake-valgrind -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/valgrind >/dev/null
 	$(CMAKE) --build $(BUILD)/cmake-valgrind -j2
 	@# -j2: valgrind runs a program's threads one at a time, so two programs at once use both cores
@@ -168,7 +145,7 @@ test-cgocheck2:
 	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-shared -ldflags="-extldflags '$(SOFLAGS)'" -o $(BUILD)/cgocheck2/libdrydb.so ./capi
 	GOEXPERIMENT=cgocheck2 $(GO) build $(GOFLAGS_LIB) -buildmode=c-archive -o $(BUILD)/cgocheck2/libdrydb.a ./capi
 	rm -f $(BUILD)/cgocheck2/libdrydb.h
-	ln -sf libdrydb.so $(BUILD)/cgocheck2/libdrydb.so.$(SOMAJOR)
+	ln -sf libdrydb.so $(BUILD)/cgocheck2/$(SONAME)
 	$(CMAKE) -S . -B $(BUILD)/cmake-cgocheck2 -DDRYDB_LIB_DIR=$(CURDIR)/$(BUILD)/cgocheck2 >/dev/null
 	$(CMAKE) --build $(BUILD)/cmake-cgocheck2 -j2
 	$(CTEST) --test-dir $(BUILD)/cmake-cgocheck2 --output-on-failure -LE valgrind

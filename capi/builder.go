@@ -40,10 +40,16 @@ type tbuilderObj struct {
 	enc keyenc.Encoding // for the columnar calls, which encode keys
 }
 
+// unlock ends a call on a table builder (call's leave).
+func (t *tbuilderObj) unlock() { t.bo.unlock() }
+
 type ibuilderObj struct {
 	bo *builderObj
 	ib *engine.IndexBuilder
 }
+
+// unlock ends a call on an index builder (call's leave).
+func (x *ibuilderObj) unlock() { x.bo.unlock() }
 
 func lockBuilder(bo *builderObj) C.int {
 	bo.mu.Lock()
@@ -150,23 +156,15 @@ func newBuilder(fn string, base *dbObj, pageSize C.uint32_t, budget C.int64_t, o
 }
 
 //export drydb_builder_set_meta
-func drydb_builder_set_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t) (rc C.int) {
-	defer guard(&rc)
-	bo, rc := getBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer bo.unlock()
-	k, ok := in(key, klen)
-	if !ok {
-		return badLen("key", key, klen)
-	}
-	v, ok := in(val, vlen)
-	if !ok {
-		return badLen("value", val, vlen)
-	}
-	bo.meta[string(k)] = append([]byte{}, v...)
-	return codeOK
+func drydb_builder_set_meta(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t) C.int {
+	return call(h, getBuilder, (*builderObj).unlock, func(bo *builderObj) C.int {
+		k, v, rc := in2("key", key, klen, "value", val, vlen)
+		if rc != codeOK {
+			return rc
+		}
+		bo.meta[string(k)] = append([]byte{}, v...)
+		return codeOK
+	})
 }
 
 // encoding builds a key encoding from the C description.
@@ -207,52 +205,51 @@ func builderName(fn string, name *C.char, out *C.uintptr_t) (string, C.int) {
 	return n, codeOK
 }
 
-//export drydb_builder_table
-func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.uint8_t, nparts C.size_t, compression C.int, level C.int, flags C.uint32_t, out *C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	bo, rc := getBuilder(h)
+// builderKeyed is builderName plus the key encoding, for the calls that
+// make a builder with keys of its own (tables, indexes).
+func builderKeyed(fn string, name *C.char, out *C.uintptr_t, keyKind C.int, parts *C.uint8_t, nparts C.size_t) (string, keyenc.Encoding, C.int) {
+	n, rc := builderName(fn, name, out)
 	if rc != codeOK {
-		return rc
-	}
-	defer bo.unlock()
-	n, rc := builderName("drydb_builder_table", name, out)
-	if rc != codeOK {
-		return rc
+		return "", keyenc.Encoding{}, rc
 	}
 	enc, rc := encoding(keyKind, parts, nparts)
-	if rc != codeOK {
-		return rc
-	}
-	if compression < C.DRYDB_COMPRESS_NONE || compression > C.DRYDB_COMPRESS_S2 {
-		return failf(codeInvalid, "unknown compression %d", int(compression))
-	}
-	if flags&^C.DRYDB_DICTIONARY != 0 {
-		return failf(codeInvalid, "unknown table flags 0x%x", uint32(flags))
-	}
-	tb, err := bo.b.Table(n, &engine.TableOptions{Encoding: enc, Compression: engine.Compression{
-		Kind: engine.CompressionKind(compression), Level: int(level), Dictionary: flags&C.DRYDB_DICTIONARY != 0}})
-	if err != nil {
-		return fail(err)
-	}
-	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc}, out)
+	return n, enc, rc
+}
+
+//export drydb_builder_table
+func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.uint8_t, nparts C.size_t, compression C.int, level C.int, flags C.uint32_t, out *C.uintptr_t) C.int {
+	return call(h, getBuilder, (*builderObj).unlock, func(bo *builderObj) C.int {
+		n, enc, rc := builderKeyed("drydb_builder_table", name, out, keyKind, parts, nparts)
+		if rc != codeOK {
+			return rc
+		}
+		if compression < C.DRYDB_COMPRESS_NONE || compression > C.DRYDB_COMPRESS_S2 {
+			return failf(codeInvalid, "unknown compression %d", int(compression))
+		}
+		if flags&^C.DRYDB_DICTIONARY != 0 {
+			return failf(codeInvalid, "unknown table flags 0x%x", uint32(flags))
+		}
+		tb, err := bo.b.Table(n, &engine.TableOptions{Encoding: enc, Compression: engine.Compression{
+			Kind: engine.CompressionKind(compression), Level: int(level), Dictionary: flags&C.DRYDB_DICTIONARY != 0}})
+		if err != nil {
+			return fail(err)
+		}
+		return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: enc}, out)
+	})
 }
 
 //export drydb_builder_table_codec
-func drydb_builder_table_codec(h C.uintptr_t, codec *C.char) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.bo.unlock()
-	name, ok := cname(codec)
-	if !ok {
-		return failf(codeInvalid, "drydb_builder_table_codec: NULL codec")
-	}
-	if err := t.tb.SetCodec(name); err != nil {
-		return fail(err)
-	}
-	return codeOK
+func drydb_builder_table_codec(h C.uintptr_t, codec *C.char) C.int {
+	return call(h, getTBuilder, (*tbuilderObj).unlock, func(t *tbuilderObj) C.int {
+		name, ok := cname(codec)
+		if !ok {
+			return failf(codeInvalid, "drydb_builder_table_codec: NULL codec")
+		}
+		if err := t.tb.SetCodec(name); err != nil {
+			return fail(err)
+		}
+		return codeOK
+	})
 }
 
 // kid gives *out a handle for obj, a table or index builder of bo, freed
@@ -268,60 +265,52 @@ func (bo *builderObj) kid(k kind, obj any, out *C.uintptr_t) C.int {
 }
 
 //export drydb_builder_merge_table
-func drydb_builder_merge_table(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	bo, rc := getBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer bo.unlock()
-	n, rc := builderName("drydb_builder_merge_table", name, out)
-	if rc != codeOK {
-		return rc
-	}
-	if bo.base == nil {
-		return failf(codeInvalid, "drydb_builder_merge_table: the builder was not made by drydb_builder_new_merge")
-	}
-	bt, err := bo.base.db.Table(n)
-	if err != nil {
-		return fail(err) // not in the base: DRYDB_NOTABLE
-	}
-	tb, err := bo.b.Table(n, nil) // nil options: the seeded table as it is
-	if err != nil {
-		return fail(err)
-	}
-	return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: bt.Encoding()}, out)
+func drydb_builder_merge_table(h C.uintptr_t, name *C.char, out *C.uintptr_t) C.int {
+	return call(h, getBuilder, (*builderObj).unlock, func(bo *builderObj) C.int {
+		n, rc := builderName("drydb_builder_merge_table", name, out)
+		if rc != codeOK {
+			return rc
+		}
+		if bo.base == nil {
+			return failf(codeInvalid, "drydb_builder_merge_table: the builder was not made by drydb_builder_new_merge")
+		}
+		bt, err := bo.base.db.Table(n)
+		if err != nil {
+			return fail(err) // not in the base: DRYDB_NOTABLE
+		}
+		tb, err := bo.b.Table(n, nil) // nil options: the seeded table as it is
+		if err != nil {
+			return fail(err)
+		}
+		return bo.kid(kindTBuilder, &tbuilderObj{bo: bo, tb: tb, enc: bt.Encoding()}, out)
+	})
 }
 
 //export drydb_builder_merge_index
-func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.bo.unlock()
-	n, rc := builderName("drydb_builder_merge_index", name, out)
-	if rc != codeOK {
-		return rc
-	}
-	if t.bo.base == nil {
-		return failf(codeInvalid, "drydb_builder_merge_index: the builder was not made by drydb_builder_new_merge")
-	}
-	// Look it up in the base first: AddIndex with nil options would add a
-	// new index to a table the base does not have.
-	bt, err := t.bo.base.db.Table(t.tb.Name())
-	if err != nil {
-		return fail(err)
-	}
-	if _, err := bt.Index(n); err != nil {
-		return fail(err)
-	}
-	ib, err := t.tb.AddIndex(n, nil) // nil options: the base's index as it is
-	if err != nil {
-		return fail(err)
-	}
-	return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
+func drydb_builder_merge_index(h C.uintptr_t, name *C.char, out *C.uintptr_t) C.int {
+	return call(h, getTBuilder, (*tbuilderObj).unlock, func(t *tbuilderObj) C.int {
+		n, rc := builderName("drydb_builder_merge_index", name, out)
+		if rc != codeOK {
+			return rc
+		}
+		if t.bo.base == nil {
+			return failf(codeInvalid, "drydb_builder_merge_index: the builder was not made by drydb_builder_new_merge")
+		}
+		// Look it up in the base first: AddIndex with nil options would add a
+		// new index to a table the base does not have.
+		bt, err := t.bo.base.db.Table(t.tb.Name())
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := bt.Index(n); err != nil {
+			return fail(err)
+		}
+		ib, err := t.tb.AddIndex(n, nil) // nil options: the base's index as it is
+		if err != nil {
+			return fail(err)
+		}
+		return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
+	})
 }
 
 //export drydb_builder_delete
@@ -331,7 +320,7 @@ func drydb_builder_delete(h C.uintptr_t, key *C.uint8_t, klen C.size_t) (rc C.in
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.unlock()
+	defer t.unlock()
 	k, ok := in(key, klen)
 	if !ok {
 		return badLen("key", key, klen)
@@ -340,26 +329,18 @@ func drydb_builder_delete(h C.uintptr_t, key *C.uint8_t, klen C.size_t) (rc C.in
 }
 
 //export drydb_builder_index
-func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.int, parts *C.uint8_t, nparts C.size_t, out *C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.bo.unlock()
-	n, rc := builderName("drydb_builder_index", name, out)
-	if rc != codeOK {
-		return rc
-	}
-	enc, rc := encoding(keyKind, parts, nparts)
-	if rc != codeOK {
-		return rc
-	}
-	ib, err := t.tb.AddIndex(n, &engine.IndexOptions{Unique: unique != 0, Encoding: enc})
-	if err != nil {
-		return fail(err)
-	}
-	return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
+func drydb_builder_index(h C.uintptr_t, name *C.char, unique C.int, keyKind C.int, parts *C.uint8_t, nparts C.size_t, out *C.uintptr_t) C.int {
+	return call(h, getTBuilder, (*tbuilderObj).unlock, func(t *tbuilderObj) C.int {
+		n, enc, rc := builderKeyed("drydb_builder_index", name, out, keyKind, parts, nparts)
+		if rc != codeOK {
+			return rc
+		}
+		ib, err := t.tb.AddIndex(n, &engine.IndexOptions{Unique: unique != 0, Encoding: enc})
+		if err != nil {
+			return fail(err)
+		}
+		return t.bo.kid(kindIBuilder, &ibuilderObj{bo: t.bo, ib: ib}, out)
+	})
 }
 
 //export drydb_builder_append
@@ -369,14 +350,10 @@ func drydb_builder_append(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.u
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.unlock()
-	k, ok := in(key, klen)
-	if !ok {
-		return badLen("key", key, klen)
-	}
-	v, ok := in(val, vlen)
-	if !ok {
-		return badLen("value", val, vlen)
+	defer t.unlock()
+	k, v, rc := in2("key", key, klen, "value", val, vlen)
+	if rc != codeOK {
+		return rc
 	}
 	return fail(t.tb.Append(k, v)) // Append copies
 }
@@ -439,7 +416,7 @@ func drydb_builder_append_many(h C.uintptr_t, n C.size_t, keys *C.uint8_t, klens
 	if rc != codeOK {
 		return rc
 	}
-	defer t.bo.unlock()
+	defer t.unlock()
 	return pairs(n, keys, klens, vals, vlens, func(i int, k, v []byte) C.int {
 		return failItem(t.tb.Append(k, v), i)
 	})
@@ -456,68 +433,6 @@ func failItem(err error, i int) C.int {
 	return rc
 }
 
-// drydb__builder_append_row is drydb_builder_append together with n entries
-// of the table's indexes (index builder handles ibs[i], index keys
-// concatenated in ikeys with lengths iklens), all or nothing: a refused row
-// or entry adds nothing (engine.TableBuilder.AppendRow). The bindings' index
-// functions add through it. Not in drydb.h: a binding's concern.
-//
-//export drydb__builder_append_row
-func drydb__builder_append_row(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val *C.uint8_t, vlen C.size_t, n C.size_t, ibs *C.uintptr_t, ikeys *C.uint8_t, iklens *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.bo.unlock()
-	k, ok := in(key, klen)
-	if !ok {
-		return badLen("key", key, klen)
-	}
-	v, ok := in(val, vlen)
-	if !ok {
-		return badLen("value", val, vlen)
-	}
-	var entries []engine.IndexEntry
-	if n > 0 {
-		if ibs == nil {
-			return failf(codeInvalid, "drydb__builder_append_row: NULL index builders")
-		}
-		l, all, rc := concat("index keys", n, ikeys, iklens)
-		if rc != codeOK {
-			return rc
-		}
-		for i, h := range unsafe.Slice(ibs, int(n)) {
-			o, code := lookup(uintptr(h), kindIBuilder)
-			if code != codeOK {
-				return handleErr(code, kindIBuilder)
-			}
-			entries = append(entries, engine.IndexEntry{Index: o.(*ibuilderObj).ib, Key: all[:l[i]]})
-			all = all[l[i]:]
-		}
-	}
-	return fail(t.tb.AppendRow(k, v, entries...))
-}
-
-// drydb__builder_key_limit gives the longest key the table accepts, so a
-// binding that buffers rows refuses a longer one at the call that gives it.
-// Not in drydb.h.
-//
-//export drydb__builder_key_limit
-func drydb__builder_key_limit(h C.uintptr_t, out *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	t, rc := getTBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer t.bo.unlock()
-	if out == nil {
-		return failf(codeInvalid, "drydb__builder_key_limit: NULL out")
-	}
-	*out = C.size_t(t.tb.MaxKeySize())
-	return codeOK
-}
-
 //export drydb_builder_index_add
 func drydb_builder_index_add(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk *C.uint8_t, pklen C.size_t) (rc C.int) {
 	defer guard(&rc)
@@ -525,14 +440,10 @@ func drydb_builder_index_add(h C.uintptr_t, ikey *C.uint8_t, iklen C.size_t, pk 
 	if rc != codeOK {
 		return rc
 	}
-	defer x.bo.unlock()
-	k, ok := in(ikey, iklen)
-	if !ok {
-		return badLen("index key", ikey, iklen)
-	}
-	p, ok := in(pk, pklen)
-	if !ok {
-		return badLen("primary key", pk, pklen)
+	defer x.unlock()
+	k, p, rc := in2("index key", ikey, iklen, "primary key", pk, pklen)
+	if rc != codeOK {
+		return rc
 	}
 	return fail(x.ib.Add(k, p))
 }
@@ -544,26 +455,22 @@ func drydb_builder_index_add_many(h C.uintptr_t, n C.size_t, ikeys *C.uint8_t, i
 	if rc != codeOK {
 		return rc
 	}
-	defer x.bo.unlock()
+	defer x.unlock()
 	return pairs(n, ikeys, iklens, pks, pklens, func(i int, k, p []byte) C.int {
 		return failItem(x.ib.Add(k, p), i)
 	})
 }
 
 //export drydb_builder_build_file
-func drydb_builder_build_file(h C.uintptr_t, path *C.char) (rc C.int) {
-	defer guard(&rc)
-	bo, rc := getBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer bo.unlock()
-	p, ok := cname(path)
-	if !ok {
-		return failf(codeInvalid, "drydb_builder_build_file: NULL path")
-	}
-	_, err := bo.b.BuildToFile(p)
-	return fail(err)
+func drydb_builder_build_file(h C.uintptr_t, path *C.char) C.int {
+	return call(h, getBuilder, (*builderObj).unlock, func(bo *builderObj) C.int {
+		p, ok := cname(path)
+		if !ok {
+			return failf(codeInvalid, "drydb_builder_build_file: NULL path")
+		}
+		_, err := bo.b.BuildToFile(p)
+		return fail(err)
+	})
 }
 
 // cWriter collects the built image in C memory, so the caller gets it
@@ -599,27 +506,23 @@ func (noMemError) Error() string { return "drydb: out of memory" }
 var errNoMem error = noMemError{}
 
 //export drydb_builder_build_memory
-func drydb_builder_build_memory(h C.uintptr_t, out **C.uint8_t, n *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	bo, rc := getBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer bo.unlock()
-	if out == nil || n == nil {
-		return failf(codeInvalid, "drydb_builder_build_memory: NULL out-pointer")
-	}
-	w := &cWriter{}
-	if _, err := bo.b.BuildTo(w); err != nil {
-		C.free(w.p)
-		if w.oom {
-			return failf(codeNoMem, "%v", err)
+func drydb_builder_build_memory(h C.uintptr_t, out **C.uint8_t, n *C.size_t) C.int {
+	return call(h, getBuilder, (*builderObj).unlock, func(bo *builderObj) C.int {
+		if out == nil || n == nil {
+			return failf(codeInvalid, "drydb_builder_build_memory: NULL out-pointer")
 		}
-		return fail(err)
-	}
-	setPtr(out, (*C.uint8_t)(w.p))
-	*n = C.size_t(w.n)
-	return codeOK
+		w := &cWriter{}
+		if _, err := bo.b.BuildTo(w); err != nil {
+			C.free(w.p)
+			if w.oom {
+				return failf(codeNoMem, "%v", err)
+			}
+			return fail(err)
+		}
+		setPtr(out, (*C.uint8_t)(w.p))
+		*n = C.size_t(w.n)
+		return codeOK
+	})
 }
 
 //export drydb_builder_free

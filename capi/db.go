@@ -134,6 +134,20 @@ func badLen(what string, p *C.uint8_t, n C.size_t) C.int {
 	return failf(codeInvalid, "%s length %d exceeds DRYDB_MAX_LEN", what, uint64(n))
 }
 
+// in2 is in() of two buffers given together (a key and its value): their
+// slices, or the status naming the first that is wrong.
+func in2(aw string, a *C.uint8_t, an C.size_t, bw string, b *C.uint8_t, bn C.size_t) ([]byte, []byte, C.int) {
+	x, ok := in(a, an)
+	if !ok {
+		return nil, nil, badLen(aw, a, an)
+	}
+	y, ok := in(b, bn)
+	if !ok {
+		return nil, nil, badLen(bw, b, bn)
+	}
+	return x, y, codeOK
+}
+
 func emptyPtr() *C.uint8_t { return (*C.uint8_t)(unsafe.Pointer(&C.drydb__empty[0])) }
 
 // setPtr stores p into a pointer variable that lives in C memory (an
@@ -418,136 +432,108 @@ func drydb_close(h C.uintptr_t) (rc C.int) {
 }
 
 //export drydb_verify
-func drydb_verify(h C.uintptr_t) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	defer debug.SetPanicOnFault(faults())
-	return fail(d.db.Verify())
+func drydb_verify(h C.uintptr_t) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		defer debug.SetPanicOnFault(faults())
+		return fail(d.db.Verify())
+	})
 }
 
 //export drydb_info
-func drydb_info(h C.uintptr_t, out *C.struct_drydb_db_info) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	if out == nil {
-		return failf(codeInvalid, "drydb_info: NULL out")
-	}
-	*out = C.struct_drydb_db_info{}
-	out.format_version = C.uint32_t(d.info.FormatVersion)
-	out.page_size = C.uint32_t(d.info.PageSize)
-	out.file_size = C.int64_t(d.info.FileSize)
-	out.created_unix_ns = C.int64_t(d.info.Created.UnixNano())
-	for i, b := range d.info.BuildID {
-		out.build_id[i] = C.uint8_t(b)
-	}
-	out.table_count = C.uint64_t(len(d.names))
-	out.map_addr = C.uint64_t(d.lo)
-	out.map_len = C.uint64_t(d.hi - d.lo)
-	return codeOK
+func drydb_info(h C.uintptr_t, out *C.struct_drydb_db_info) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		if out == nil {
+			return failf(codeInvalid, "drydb_info: NULL out")
+		}
+		*out = C.struct_drydb_db_info{}
+		out.format_version = C.uint32_t(d.info.FormatVersion)
+		out.page_size = C.uint32_t(d.info.PageSize)
+		out.file_size = C.int64_t(d.info.FileSize)
+		out.created_unix_ns = C.int64_t(d.info.Created.UnixNano())
+		for i, b := range d.info.BuildID {
+			out.build_id[i] = C.uint8_t(b)
+		}
+		out.table_count = C.uint64_t(len(d.names))
+		out.map_addr = C.uint64_t(d.lo)
+		out.map_len = C.uint64_t(d.hi - d.lo)
+		return codeOK
+	})
 }
 
 //export drydb_meta_get
-func drydb_meta_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	k, ok := in(key, klen)
-	if !ok {
-		return badLen("key", key, klen)
-	}
-	if val == nil || vlen == nil {
-		return failf(codeInvalid, "drydb_meta_get: NULL out-pointer")
-	}
-	m, ok := d.meta[string(k)]
-	if !ok {
-		return codeNotFound
-	}
-	n := m.n
-	if n < 0 {
-		n = -n - 1
-	}
-	setPtr(val, m.p)
-	*vlen = C.size_t(n)
-	return codeOK
+func drydb_meta_get(h C.uintptr_t, key *C.uint8_t, klen C.size_t, val **C.uint8_t, vlen *C.size_t) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		k, ok := in(key, klen)
+		if !ok {
+			return badLen("key", key, klen)
+		}
+		if val == nil || vlen == nil {
+			return failf(codeInvalid, "drydb_meta_get: NULL out-pointer")
+		}
+		m, ok := d.meta[string(k)]
+		if !ok {
+			return codeNotFound
+		}
+		n := m.n
+		if n < 0 {
+			n = -n - 1
+		}
+		setPtr(val, m.p)
+		*vlen = C.size_t(n)
+		return codeOK
+	})
 }
 
 //export drydb_meta_key
-func drydb_meta_key(h C.uintptr_t, i C.size_t, key **C.uint8_t, klen *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	if key == nil || klen == nil {
-		return failf(codeInvalid, "drydb_meta_key: NULL out-pointer")
-	}
-	if uint64(i) >= uint64(len(d.metaKey)) {
-		return codeNotFound
-	}
-	m := d.metaKey[i]
-	setPtr(key, m.p)
-	*klen = C.size_t(m.n)
-	return codeOK
+func drydb_meta_key(h C.uintptr_t, i C.size_t, key **C.uint8_t, klen *C.size_t) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		if key == nil || klen == nil {
+			return failf(codeInvalid, "drydb_meta_key: NULL out-pointer")
+		}
+		if uint64(i) >= uint64(len(d.metaKey)) {
+			return codeNotFound
+		}
+		m := d.metaKey[i]
+		setPtr(key, m.p)
+		*klen = C.size_t(m.n)
+		return codeOK
+	})
 }
 
 //export drydb_table_count
-func drydb_table_count(h C.uintptr_t, out *C.size_t) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	if out == nil {
-		return failf(codeInvalid, "drydb_table_count: NULL out")
-	}
-	*out = C.size_t(len(d.names))
-	return codeOK
+func drydb_table_count(h C.uintptr_t, out *C.size_t) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		if out == nil {
+			return failf(codeInvalid, "drydb_table_count: NULL out")
+		}
+		*out = C.size_t(len(d.names))
+		return codeOK
+	})
 }
 
 //export drydb_table_name
-func drydb_table_name(h C.uintptr_t, i C.size_t, name **C.char) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	if name == nil {
-		return failf(codeInvalid, "drydb_table_name: NULL out")
-	}
-	if uint64(i) >= uint64(len(d.names)) {
-		return codeNotFound
-	}
-	setCharPtr(name, d.names[i])
-	return codeOK
+func drydb_table_name(h C.uintptr_t, i C.size_t, name **C.char) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		if name == nil {
+			return failf(codeInvalid, "drydb_table_name: NULL out")
+		}
+		if uint64(i) >= uint64(len(d.names)) {
+			return codeNotFound
+		}
+		setCharPtr(name, d.names[i])
+		return codeOK
+	})
 }
 
 //export drydb_cache_stats
-func drydb_cache_stats(h C.uintptr_t, out *C.struct_drydb_cache_stats) (rc C.int) {
-	defer guard(&rc)
-	d, rc := getDB(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer d.leave()
-	if out == nil {
-		return failf(codeInvalid, "drydb_cache_stats: NULL out")
-	}
-	s := d.db.CacheStats()
-	*out = C.struct_drydb_cache_stats{}
-	out.hits, out.misses, out.evictions, out.bytes = C.uint64_t(s.Hits), C.uint64_t(s.Misses), C.uint64_t(s.Evictions), C.uint64_t(s.Bytes)
-	return codeOK
+func drydb_cache_stats(h C.uintptr_t, out *C.struct_drydb_cache_stats) C.int {
+	return call(h, getDB, (*dbObj).leave, func(d *dbObj) C.int {
+		if out == nil {
+			return failf(codeInvalid, "drydb_cache_stats: NULL out")
+		}
+		s := d.db.CacheStats()
+		*out = C.struct_drydb_cache_stats{}
+		out.hits, out.misses, out.evictions, out.bytes = C.uint64_t(s.Hits), C.uint64_t(s.Misses), C.uint64_t(s.Evictions), C.uint64_t(s.Bytes)
+		return codeOK
+	})
 }

@@ -115,7 +115,7 @@ void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
 void *drydb__py_get_i64(drydb_table *t, int key);
 void *drydb__py_get_u64(drydb_table *t, int key);
 
-/* Builders (capi/builder.go). drydb__builder_append_row is
+/* Builders (capi/bind_builder.go). drydb__builder_append_row is
  * drydb_builder_append together with n entries of the table's indexes
  * (index builder handles ibs[i], index keys concatenated in ikeys with
  * lengths iklens), all or nothing; drydb__builder_key_limit gives the

@@ -11,18 +11,14 @@ import "github.com/drydb/drydb/engine"
 // converting a file.
 
 //export drydb_builder_set_format
-func drydb_builder_set_format(h C.uintptr_t, format *C.char) (rc C.int) {
-	defer guard(&rc)
-	bo, rc := getBuilder(h)
-	if rc != codeOK {
-		return rc
-	}
-	defer bo.unlock()
-	f, ok := cname(format)
-	if !ok {
-		return failf(codeInvalid, "drydb_builder_set_format: NULL format")
-	}
-	return fail(bo.b.SetFormat(f))
+func drydb_builder_set_format(h C.uintptr_t, format *C.char) C.int {
+	return call(h, getBuilder, (*builderObj).unlock, func(bo *builderObj) C.int {
+		f, ok := cname(format)
+		if !ok {
+			return failf(codeInvalid, "drydb_builder_set_format: NULL format")
+		}
+		return fail(bo.b.SetFormat(f))
+	})
 }
 
 //export drydb_convert

@@ -14,6 +14,7 @@ from typing import (Any, Callable, Dict, Iterable, Iterator, List, Optional, Tup
 
 from . import _fast
 from . import _lib as L
+from ._bounds import bound_kinds, partial_end, prefix_bounds
 from ._copy import FULL, Cols, Row
 from ._errors import (BADHANDLE, CLOSED, INVALID, NOTFOUND, TOOLARGE, ClosedError, Error,
                       TooLargeError)
@@ -24,7 +25,6 @@ __all__ = ["Database", "Table", "Index", "Cursor", "open_memory"]  # not open: s
 
 _MEM: Any = L.MEM
 _SIGN = 1 << 63
-_UNBOUNDED, _INCLUSIVE, _EXCLUSIVE = 0, 1, 2
 _BATCH = 256
 _AUTO: Any = object()
 _DEFAULT_INCL = (True, False)
@@ -93,15 +93,6 @@ def _recorded_codec(h: c_void_p) -> str:
     p = ctypes.c_char_p()
     L.check(L.table_codec(h, byref(p)), "table_codec")
     return (p.value or b"").decode("utf-8", "replace")
-
-
-def _bound_kinds(start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[int, int]:
-    if not isinstance(inclusive, tuple) or len(inclusive) != 2:
-        raise TypeError("drydb: inclusive must be a pair of bools (start, stop), not %r"
-                        % (inclusive,))
-    lo = _UNBOUNDED if start is None else (_INCLUSIVE if inclusive[0] else _EXCLUSIVE)
-    hi = _UNBOUNDED if stop is None else (_INCLUSIVE if inclusive[1] else _EXCLUSIVE)
-    return lo, hi
 
 
 class Database:
@@ -546,11 +537,11 @@ class _Keyed:
     _key: KeyCodec
 
     def _bounds(self, start: Any, stop: Any, inclusive: Tuple[bool, bool]) -> Tuple[bytes, int, bytes, int]:
-        lok, hik = _bound_kinds(start, stop, inclusive)
+        lok, hik = bound_kinds(start, stop, inclusive)
         kc = self._key
         enc = kc.encode_bound
-        lo, lok = (b"", lok) if start is None else _fast.partial_end(kc, start, enc(start), lok, True)
-        hi, hik = (b"", hik) if stop is None else _fast.partial_end(kc, stop, enc(stop), hik, False)
+        lo, lok = (b"", lok) if start is None else partial_end(kc, start, enc(start), lok, True)
+        hi, hik = (b"", hik) if stop is None else partial_end(kc, stop, enc(stop), hik, False)
         return lo, lok, hi, hik
 
 
@@ -930,7 +921,7 @@ class Index(_Keyed):
         if prefix is not None:
             if start is not None or stop is not None:
                 raise TypeError("drydb: count() takes bounds or prefix=, not both")
-            lo, lok, hi, hik = _fast._prefix_bounds(self._key.encode_prefix(prefix))
+            lo, lok, hi, hik = prefix_bounds(self._key.encode_prefix(prefix))
         else:
             lo, lok, hi, hik = self._bounds(start, stop, inclusive)
         out = c_uint64()

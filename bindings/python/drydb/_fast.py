@@ -74,6 +74,7 @@ from itertools import accumulate, chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import _lib as L
+from ._bounds import KINDS as _KINDS, bound_kinds, partial_end, prefix_bounds
 from ._copy import COL_SIZE, FULL, Cols, Row
 from ._errors import CLOSED, NOTFOUND, ClosedError
 from .keys import KEY_BYTES, KEY_COMPOSITE, KEY_INT64, KEY_STRING, KEY_UINT64
@@ -113,8 +114,6 @@ _WORD_ASK = (1 << 64) - 2
 # integer: ctypes.ArgumentError; a str: TypeError comparing it)
 _LOOSE = (TypeError, ArgumentError)
 _ABSENT = object()
-_KINDS = {(True, False): (1, 2), (True, True): (1, 1), (False, False): (2, 2),
-          (False, True): (2, 1)}
 
 
 def handle_arg(h: int) -> Any:
@@ -284,72 +283,90 @@ def _splitter(r: int, n: int) -> Any:
     return _memo(_splitters, 64, (r, n), lambda: struct.Struct("%ds" % r * n).unpack_from)
 
 
-def _prefix_bounds(p: bytes) -> Tuple[bytes, int, bytes, int]:
-    """The bounds of the keys that start with p (the engine's PrefixBounds)."""
-    return (p, 1) + _prefix_end(p, 1, False)
+# --- the closures, one builder per operation ---------------------------------------
+#
+# Each builder below makes the closures of one operation from the table's
+# shared prebuilt arguments (_Shared) and returns them with its ``kill``:
+# the closures hold the library functions they call in their own cells
+# (a closure's cell is read as fast as a local; an attribute of a shared
+# object would cost a lookup per call), so each builder is the one that can
+# swap them for a stub.
+
+class _Shared:
+    """What every operation's closures are built from, made once per table:
+    its handle argument, key encoders and value decoder, and the helpers
+    several operations call (``get_slow`` is set once built)."""
+
+    __slots__ = ("db", "kc", "vdec", "harg", "fail", "enc", "off", "bound", "get_slow")
+
+    def __init__(self, t: Any) -> None:
+        self.db = t._db
+        self.kc = kc = t._key
+        self.vdec = t._vdec
+        self.harg = handle_arg(t._h.value)
+        self.fail = t._fail
+        self.enc = kc.encode
+        # int64/uint64 keys: encoded inline as pack(key + off)
+        self.off: Optional[int] = None
+        if not kc.raw and kc.kind == KEY_INT64:
+            self.off = _SIGN
+        elif not kc.raw and kc.kind == KEY_UINT64:
+            self.off = 0
+        self.bound = _bound_encoder(kc.encode_bound, self.off)
+        self.get_slow: Callable[[Any, Any, bool], Any] = _closed
 
 
-def _prefix_end(p: bytes, kind: int, lower: bool) -> Tuple[bytes, int]:
-    """One end of a range whose key is the key prefix p, every key with the
-    prefix counting as equal to it (the engine's PrefixBound): an inclusive
-    lower end starts at the first such key, an exclusive one after the last;
-    an inclusive upper end runs through the last, an exclusive one stops
-    before the first."""
-    if lower == (kind == 1):
-        return p, kind
-    q = p.rstrip(b"\xff")
-    if not q:  # nothing sorts after every key with a prefix of 0xFF bytes
-        return (b"\xff" * (1 << 15), 2) if lower else (b"", 0)
-    return q[:-1] + bytes((q[-1] + 1,)), (1 if lower else 2)
+def _bound_encoder(encb: Callable[[Any], bytes], off: Optional[int]) -> Callable[[Any], bytes]:
+    """The encoder of a range end (a key, or for composite keys a prefix):
+    int keys packed inline."""
+    if off is None:
+        return encb
+    pack, se = _pack8, _StructError
 
+    def bound(key: Any) -> bytes:
+        if type(key) is int:
+            try:
+                return pack(key + off)
+            except se:
+                pass
+        return encb(key)
 
-def partial_end(kc: Any, key: Any, b: bytes, kind: int, lower: bool) -> Tuple[bytes, int]:
-    """A range end (b, kind) encoded from key: a tuple shorter than a
-    composite key is a key prefix, meaning "all keys with this prefix" at
-    that end; any other key is left as it is."""
-    if type(key) is tuple and kind and not kc.raw and len(key) < len(kc.parts):
-        return _prefix_end(b, kind, lower)
-    return b, kind
+    return bound
 
 
 def _build(paths: TablePaths, t: Any) -> None:
-    db = t._db
-    kc = t._key
-    vdec = t._vdec
-    harg = handle_arg(t._h.value)
-    lget, lcount, lrange = L.get, L.count, L._copy_range
-    lgw, lcw = L._get_word, L._count_word
-    lgmc, lcg = L._copy_get_many, L._copy_get
-    lpg = L._py_get
-    # int keys as C ints, one function per encoding (see get below)
-    if not kc.raw and kc.kind == KEY_UINT64:
-        lgwi, lcwi, lpgi = L._get_word_u64, L._count_word_u64, L._py_get_u64
-    else:
-        lgwi, lcwi, lpgi = L._get_word_i64, L._count_word_i64, L._py_get_i64
-    absent, ask_ = L.PY_MISSING, L.PY_ASK
-    top, missing, ask = _WORD_TOP, _WORD_MISSING, _WORD_ASK
-    pop, push = _outs.pop, _outs.append
-    new_out = _new_out
-    fail = t._fail
-    enc = kc.encode
-    encb = kc.encode_bound
-    encp = kc.encode_prefix
-    composite = kc.kind == KEY_COMPOSITE and not kc.raw
-    se = _StructError
-    pack = _pack8
-    kinds = _KINDS
-    # int64/uint64 keys: encoded inline as pack(key + off)
-    off: Optional[int] = None
-    if not kc.raw and kc.kind == KEY_INT64:
-        off = _SIGN
-    elif not kc.raw and kc.kind == KEY_UINT64:
-        off = 0
+    s = _Shared(t)
+    s.get_slow, kill_slow = _get_slow(s)
+    get, getitem, kill_get = _get(s)
+    contains, kill_contains = _contains(s)
+    count, kill_count = _count(s)
+    get_many, kill_many = _get_many(s)
+    range_, prefix, kill_scans = _scans(s)
+    kills = (kill_slow, kill_get, kill_contains, kill_count, kill_many, kill_scans)
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lget, lcount, lrange, lgw, lgwi, lcw, lcwi, lgmc, lcg, lpg, lpgi
-        lget = lcount = lrange = lgw = lgwi = lcw = lcwi = lgmc = lcg = lpg = lpgi = stub
+        for k in kills:
+            k(stub)
 
     paths.kill = kill
+    paths.harg = s.harg
+    paths.get = get
+    paths.getitem = getitem
+    paths.contains = contains
+    paths.count = count
+    paths.get_many = get_many
+    paths.range = range_
+    paths.prefix = prefix
+
+
+def _get_slow(s: _Shared) -> Tuple[Callable[[Any, Any, bool], Any], Callable[..., None]]:
+    db, vdec, harg, fail, enc, off = s.db, s.vdec, s.harg, s.fail, s.enc, s.off
+    lget, lcg = L.get, L._copy_get
+    pop, push, new_out, pack = _outs.pop, _outs.append, _new_out, _pack8
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lget, lcg
+        lget = lcg = stub
 
     def get_slow(key: Any, default: Any, view: bool) -> Any:
         """get through drydb__copy_get (drydb_get for a view): what the
@@ -383,7 +400,26 @@ def _build(paths: TablePaths, t: Any) -> None:
             return default
         raise fail(rc, "get")
 
-    if off is not None:
+    return get_slow, kill
+
+
+def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable[..., None]]:
+    """get and ``[]``."""
+    db, vdec, harg, get_slow, enc = s.db, s.vdec, s.harg, s.get_slow, s.enc
+    lgw, lpg = L._get_word, L._py_get
+    # int keys as C ints, one function per encoding (see below)
+    if s.off == 0:
+        lgwi, lpgi = L._get_word_u64, L._py_get_u64
+    else:
+        lgwi, lpgi = L._get_word_i64, L._py_get_i64
+    absent, ask_ = L.PY_MISSING, L.PY_ASK
+    top, missing = _WORD_TOP, _WORD_MISSING
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lgw, lpg, lgwi, lpgi
+        lgw = lpg = lgwi = lpgi = stub
+
+    if s.off is not None:
         # A key in the C int range goes to the library as a C int (ctypes
         # converts a Python int without declared argument types to one):
         # no encoding, no buffer, no out-parameters. Bools (ints to ctypes)
@@ -423,14 +459,6 @@ def _build(paths: TablePaths, t: Any) -> None:
             if v is _ABSENT:
                 raise KeyError(key)
             return v
-
-        def bound(key: Any) -> bytes:
-            if type(key) is int:
-                try:
-                    return pack(key + off)
-                except se:
-                    pass
-            return encb(key)
     else:
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
             k = enc(key)
@@ -459,10 +487,22 @@ def _build(paths: TablePaths, t: Any) -> None:
                     return v
             raise KeyError(key)
 
-        bound = encb
+    return get, getitem, kill
+
+
+def _contains(s: _Shared) -> Tuple[Callable[[Any], bool], Callable[..., None]]:
+    harg, get_slow = s.harg, s.get_slow
+    # int keys: packed inline (bound); others: the key codec
+    enc = s.bound if s.off is not None else s.enc
+    lgw = L._get_word
+    top, missing = _WORD_TOP, _WORD_MISSING
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lgw
+        lgw = stub
 
     def contains(key: Any) -> bool:
-        k = bound(key) if off is not None else enc(key)
+        k = enc(key)
         w = lgw(harg, k, len(k))
         if w < top:
             return True
@@ -470,16 +510,26 @@ def _build(paths: TablePaths, t: Any) -> None:
             return False
         return get_slow(key, _ABSENT, False) is not _ABSENT
 
-    def lohi(inclusive: Any) -> Tuple[int, int]:
-        try:
-            lok_hik = kinds.get(inclusive) if type(inclusive) is tuple else None
-        except TypeError:  # unhashable members: judged by truth value below
-            lok_hik = None
-        if lok_hik is None:
-            from ._db import _bound_kinds
-            _bound_kinds(None, None, inclusive)  # raises TypeError
-            lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
-        return lok_hik
+    return contains, kill
+
+
+def _lohi(inclusive: Any) -> Tuple[int, int]:
+    """The kinds of both ends for ``inclusive`` (both bounded)."""
+    try:
+        lok_hik = _KINDS.get(inclusive) if type(inclusive) is tuple else None
+    except TypeError:  # unhashable members: judged by truth value below
+        lok_hik = None
+    if lok_hik is None:
+        bound_kinds(None, None, inclusive)  # raises TypeError
+        lok_hik = (1 if inclusive[0] else 2, 1 if inclusive[1] else 2)
+    return lok_hik
+
+
+def _range_bounds(s: _Shared) -> Callable[[Any, Any, Any], Tuple[bytes, int, bytes, int]]:
+    """The encoder of a range's bounds (start, stop, inclusive)."""
+    kc, bound = s.kc, s.bound
+    composite = kc.kind == KEY_COMPOSITE and not kc.raw
+    lohi = _lohi
 
     def bounds(start: Any, stop: Any, inclusive: Any) -> Tuple[bytes, int, bytes, int]:
         lok_hik = lohi(inclusive)
@@ -501,6 +551,24 @@ def _build(paths: TablePaths, t: Any) -> None:
                 hi, hik = partial_end(kc, stop, hi, hik, False)
         return lo, lok, hi, hik
 
+    return bounds
+
+
+def _count(s: _Shared) -> Tuple[Callable[..., int], Callable[..., None]]:
+    harg, fail, off = s.harg, s.fail, s.off
+    encp = s.kc.encode_prefix
+    bounds = _range_bounds(s)
+    lohi = _lohi
+    lcount, lcw = L.count, L._count_word
+    lcwi = L._count_word_u64 if off == 0 else L._count_word_i64
+    pop, push, new_out = _outs.pop, _outs.append, _new_out
+    ask = _WORD_ASK
+    kinds = _KINDS
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lcount, lcw, lcwi
+        lcount = lcw = lcwi = stub
+
     def count_slow(lo: bytes, lok: int, hi: bytes, hik: int) -> int:
         """drydb_count, for its error."""
         try:
@@ -517,7 +585,7 @@ def _build(paths: TablePaths, t: Any) -> None:
     def count_prefix(start: Any, stop: Any, p: Any) -> int:
         if start is not None or stop is not None:
             raise TypeError("drydb: count() takes bounds or prefix=, not both")
-        return count_slow(*_prefix_bounds(encp(p)))
+        return count_slow(*prefix_bounds(encp(p)))
 
     def count_any(start: Any = None, stop: Any = None,
                   inclusive: Tuple[bool, bool] = _DEFAULT_INCL, prefix: Any = None) -> int:
@@ -530,40 +598,50 @@ def _build(paths: TablePaths, t: Any) -> None:
         return count_slow(lo, lok, hi, hik)
 
     if off is None:
-        count = count_any
-    else:
-        # the bound kinds of the last `inclusive` seen, packed as
-        # drydb__count_word takes them (by identity: a caller passes the
-        # same constant tuple again and again)
-        last_incl: Tuple[Any, int] = (_DEFAULT_INCL, 1 | 2 << 4)
+        return count_any, kill
 
-        def count(start: Any = None, stop: Any = None,
-                  inclusive: Tuple[bool, bool] = _DEFAULT_INCL, prefix: Any = None) -> int:
-            nonlocal last_incl
-            if prefix is not None:
-                return count_prefix(start, stop, prefix)
-            # two int bounds in the C int range: passed as C ints (see get);
-            # None, bools and the rest go to count_any
-            c = last_incl
-            if inclusive is c[0]:
-                kk = c[1]
-            else:
-                lok, hik = lohi(inclusive)
-                kk = lok | hik << 4
-                if type(inclusive) is tuple and inclusive in kinds:
-                    last_incl = (inclusive, kk)
-            try:
-                if (-2147483648 <= start <= 2147483647 and -2147483648 <= stop <= 2147483647
-                        and start is not True and start is not False
-                        and stop is not True and stop is not False):
-                    w = lcwi(harg, start, stop, kk)
-                    if w != ask:
-                        return w
-            except _LOOSE:
-                pass
-            return count_any(start, stop, inclusive)
+    # the bound kinds of the last `inclusive` seen, packed as
+    # drydb__count_word takes them (by identity: a caller passes the
+    # same constant tuple again and again)
+    last_incl: Tuple[Any, int] = (_DEFAULT_INCL, 1 | 2 << 4)
 
+    def count(start: Any = None, stop: Any = None,
+              inclusive: Tuple[bool, bool] = _DEFAULT_INCL, prefix: Any = None) -> int:
+        nonlocal last_incl
+        if prefix is not None:
+            return count_prefix(start, stop, prefix)
+        # two int bounds in the C int range: passed as C ints (see _get);
+        # None, bools and the rest go to count_any
+        c = last_incl
+        if inclusive is c[0]:
+            kk = c[1]
+        else:
+            lok, hik = lohi(inclusive)
+            kk = lok | hik << 4
+            if type(inclusive) is tuple and inclusive in kinds:
+                last_incl = (inclusive, kk)
+        try:
+            if (-2147483648 <= start <= 2147483647 and -2147483648 <= stop <= 2147483647
+                    and start is not True and start is not False
+                    and stop is not True and stop is not False):
+                w = lcwi(harg, start, stop, kk)
+                if w != ask:
+                    return w
+        except _LOOSE:
+            pass
+        return count_any(start, stop, inclusive)
+
+    return count, kill
+
+
+def _get_many(s: _Shared) -> Tuple[Callable[..., List[Any]], Callable[..., None]]:
+    vdec, harg, fail, enc, off = s.vdec, s.harg, s.fail, s.enc, s.off
     signed = off == _SIGN
+    lgmc = L._copy_get_many
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lgmc
+        lgmc = stub
 
     def get_many(keys: Any, default: Any = None) -> List[Any]:
         if type(keys) is not list and not isinstance(keys, (list, tuple)):
@@ -624,8 +702,23 @@ def _build(paths: TablePaths, t: Any) -> None:
             if rc != 0 and rc != FULL:
                 raise fail(rc, "get_many")
 
+    return get_many, kill
+
+
+def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iterator[Any]],
+                                 Callable[..., None]]:
+    """range and prefix scans (keys, values, items)."""
+    kc, vdec, harg, fail = s.kc, s.vdec, s.harg, s.fail
+    encp = kc.encode_prefix
+    bounds = _range_bounds(s)
     kind = -1 if kc.raw else kc.kind
     kdec = kc.decode
+    lrange = L._copy_range
+
+    def kill(stub: Callable[..., Any]) -> None:
+        nonlocal lrange
+        lrange = stub
+
     def batches(lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool,
                 what: int) -> Iterator[Any]:
         """The rows of a range, batch by batch (lists or zips of copies)."""
@@ -680,17 +773,10 @@ def _build(paths: TablePaths, t: Any) -> None:
         return _rows(batches(lo, lok, hi, hik, reverse, what))
 
     def prefix(p: Any, reverse: bool, what: int) -> Iterator[Any]:
-        lo, lok, hi, hik = _prefix_bounds(encp(p))
+        lo, lok, hi, hik = prefix_bounds(encp(p))
         return _rows(batches(lo, lok, hi, hik, reverse, what))
 
-    paths.harg = harg
-    paths.get = get
-    paths.getitem = getitem
-    paths.contains = contains
-    paths.count = count
-    paths.get_many = get_many
-    paths.range = range_
-    paths.prefix = prefix
+    return range_, prefix, kill
 
 
 class Rows(chain):

@@ -42,7 +42,7 @@ def _compression(spec: Any) -> int:
 
 
 # The library's entry points for the bindings alone (drydb__*, not in
-# drydb.h: capi/builder.go's drydb__builder_*, capi/columnar.go's), and the
+# drydb.h: capi/bind_builder.go's drydb__builder_*, capi/columnar.go's), and the
 # merge calls of drydb.h (prefix drydb_builder_), looked up on first use; long
 # ones (release_gil) through a CDLL handle, which releases the GIL during the
 # call. In a forked child they are dropped, so that the next use goes through

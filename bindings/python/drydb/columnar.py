@@ -667,7 +667,7 @@ def prefix_columns(t: Any, prefix: Any, *, reverse: bool = False, keys: bool = T
                    values: bool = True, limit: Optional[int] = None,
                    output: Optional[str] = None) -> Tuple[Any, Any]:
     """:meth:`Table.prefix_columns`."""
-    from ._fast import _prefix_bounds
+    from ._bounds import prefix_bounds as _prefix_bounds
     output = _output(output)
     lo, lok, hi, hik = _prefix_bounds(t._key.encode_prefix(prefix))
     return _bounded(t, lo, lok, hi, hik, reverse, keys, values, limit, output)

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from drydb import _db, _errors, _lib, builder, keys
+from drydb import _bounds, _db, _errors, _lib, builder, keys
 
 HEADER = os.environ.get("DRYDB_HEADER") or os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "include", "drydb.h")
@@ -58,8 +58,12 @@ def test_kinds(header):
     for k, v in py.items():
         assert v == kinds[k], k
     assert keys._MAX_PARTS == d["DRYDB_MAX_PARTS"]
-    assert (_db._UNBOUNDED, _db._INCLUSIVE, _db._EXCLUSIVE) == (
+    assert (_bounds.UNBOUNDED, _bounds.INCLUSIVE, _bounds.EXCLUSIVE) == (
         d["DRYDB_UNBOUNDED"], d["DRYDB_INCLUSIVE"], d["DRYDB_EXCLUSIVE"])
+    # the fast paths' table of bound kinds says what bound_kinds says
+    assert len(_bounds.KINDS) == 4
+    for pair, kinds in _bounds.KINDS.items():
+        assert kinds == _bounds.bound_kinds(0, 0, pair), pair
     assert builder._COMPRESSIONS["zstd"] == d["DRYDB_COMPRESS_ZSTD"]
     assert builder._COMPRESSIONS["s2"] == d["DRYDB_COMPRESS_S2"]
     assert builder._COMPRESSIONS[None] == d["DRYDB_COMPRESS_NONE"]
