@@ -1414,3 +1414,6 @@ EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
     }
     return drydb__range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n);
 }
+
+/* The table's key kind (DRYDB_KEY_*), for colfast.c's checks of columns. */
+DRYDB__HIDDEN int drydb__fast_kind(const struct drydb__ft *ft) { return ft->kind; }

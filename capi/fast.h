@@ -113,6 +113,9 @@ int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, 
 int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, const uint8_t **keys, size_t *klens,
                       const uint8_t **vals, size_t *vlens, size_t *n);
+/* The key kind (DRYDB_KEY_*) of a table held with drydb__fast_hold
+ * (colfast.c checks its columns against it). */
+int drydb__fast_kind(const struct drydb__ft *ft);
 /* Versions (live.go; the protocol is fast.c's, "Versions"). A version is one
  * mapped file of an open database. Its word is gen << 32 | refs, read and
  * written with atomics only: refs counts the version's owner (the database,
