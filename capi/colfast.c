@@ -238,6 +238,42 @@ static inline void write_item(struct out *o, size_t i, const uint8_t *s, size_t 
     set_off(o, i + 1, o->base + o->used);
 }
 
+/* Writes cnt items (they fit: rows_fit) as items from.., one loop per
+ * layout so that a row costs a few instructions. */
+static void write_items(struct out *o, size_t from, const uint8_t *const *p, const size_t *len, size_t cnt) {
+    uint8_t *d = o->data;
+    if (o->conv != DRYDB__CONV_RAW || o->offs == NULL) {
+        switch (o->conv) {
+        case DRYDB__CONV_I64:
+            for (size_t j = 0; j < cnt; j++) st64(d + 8 * (from + j), __builtin_bswap64(ld64(p[j])) ^ (uint64_t)1 << 63);
+            return;
+        case DRYDB__CONV_U64:
+            for (size_t j = 0; j < cnt; j++) st64(d + 8 * (from + j), __builtin_bswap64(ld64(p[j])));
+            return;
+        }
+        for (size_t j = 0; j < cnt; j++) write_item(o, from + j, p[j], len[j]);
+        return;
+    }
+    size_t used = o->used;
+    if (o->osize == 4) {
+        uint32_t base = (uint32_t)o->base; /* base + cap < 2^31: open_out */
+        for (size_t j = 0; j < cnt; j++) {
+            put(d + used, p[j], len[j]);
+            used += len[j];
+            uint32_t w = base + (uint32_t)used;
+            memcpy(o->offs + 4 * (from + j + 1), &w, 4);
+        }
+    } else {
+        for (size_t j = 0; j < cnt; j++) {
+            put(d + used, p[j], len[j]);
+            used += len[j];
+            uint64_t w = o->base + used;
+            memcpy(o->offs + 8 * (from + j + 1), &w, 8);
+        }
+    }
+    o->used = used;
+}
+
 /* The column as Go is handed it from item i on (its first i items
  * written). */
 static struct drydb__colout out_from(const struct drydb__colout *p, const struct out *o, size_t i) {
@@ -470,10 +506,8 @@ static int rg_run(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, i
         if (rc != DRYDB_OK) return FALLBACK;
         long fit = rows_fit(st, nb, kls, vls);
         if (fit < 0) return FALLBACK; /* Go reports the width */
-        for (size_t j = 0; j < (size_t)fit; j++) {
-            if (st->wk) write_item(&st->k, st->got + j, kp[j], kls[j]);
-            if (st->wv) write_item(&st->v, st->got + j, vp[j], vls[j]);
-        }
+        if (st->wk) write_items(&st->k, st->got, kp, kls, (size_t)fit);
+        if (st->wv) write_items(&st->v, st->got, vp, vls, (size_t)fit);
         st->got += (size_t)fit;
         if ((size_t)fit < nb) return DRYDB__FULL;
         if (nb < want) return DRYDB_OK; /* the range ended */
