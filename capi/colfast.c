@@ -386,9 +386,15 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
                 break;
             }
             found[i + j] = val[j] != NULL;
-            if (val[j] != NULL) write_item(&v, i + j, val[j], vl[j]);
-            else if (v.offs != NULL) set_off(&v, i + j + 1, v.base + v.used);
-            else memset(v.data + (size_t)v.width * (i + j), 0, vl[j]);
+            if (v.offs == NULL) {
+                uint8_t *d = v.data + (size_t)v.width * (i + j);
+                if (val[j] != NULL) put(d, val[j], vl[j]);
+                else memset(d, 0, vl[j]);
+                continue;
+            }
+            if (val[j] != NULL) put(v.data + v.used, val[j], vl[j]);
+            v.used += vl[j];
+            set_off(&v, i + j + 1, v.base + v.used);
         }
         i += j;
     }
