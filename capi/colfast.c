@@ -158,7 +158,9 @@ struct out {
 };
 
 /* open_out: whether C may fill column p (of a table of key kind kind) as
- * Go would, with everything Go refuses left to Go. */
+ * Go would: numbers (8 bytes an item) or bytes with offsets. Everything Go
+ * refuses, and fixed-width byte columns (no binding reads into those), are
+ * left to Go. */
 static int open_out(const struct drydb__colout *p, int kind, struct out *o) {
     if (p->reserved != 0 || p->conv > DRYDB__CONV_F64 || (p->data == NULL && p->cap != 0) ||
         p->cap > MAX_COL_BYTES)
@@ -172,7 +174,7 @@ static int open_out(const struct drydb__colout *p, int kind, struct out *o) {
     o->width = p->width;
     o->conv = p->conv;
     if (o->conv != DRYDB__CONV_RAW) return conv_kind(o->conv) == kind && o->offs == NULL && o->width == 8;
-    if (o->offs == NULL) return o->width != 0;
+    if (o->offs == NULL) return 0;
     if (o->osize == 4) return o->base + o->cap <= INT32_LIMIT;
     return o->osize == 8 && o->base <= MAX_COL_BYTES;
 }
@@ -208,10 +210,9 @@ static inline void put(uint8_t *d, const uint8_t *s, size_t n) {
     }
 }
 
-/* Room for items of these lengths (fixed-width columns: the width checked
- * by the caller). */
+/* Room for item i of len bytes (numbers: 8, the caller checked). */
 static inline int fits(const struct out *o, size_t i, size_t len) {
-    return o->offs != NULL ? len <= o->cap - o->used : (i + 1) * (size_t)o->width <= o->cap;
+    return o->offs != NULL ? len <= o->cap - o->used : 8 * (i + 1) <= o->cap;
 }
 
 /* Writes item i (it fits: fits()); conv decodes a key's number. */
@@ -229,49 +230,20 @@ static inline void write_item(struct out *o, size_t i, const uint8_t *s, size_t 
         return;
     }
     }
-    if (o->offs == NULL) {
-        put(o->data + (size_t)o->width * i, s, len);
-        return;
-    }
     put(o->data + o->used, s, len);
     o->used += len;
     set_off(o, i + 1, o->base + o->used);
 }
 
-/* Writes cnt items (they fit: rows_fit) as items from.., one loop per
- * layout so that a row costs a few instructions. */
+/* Writes cnt items (they fit: rows_fit) as items from.. . int64 keys, the
+ * common case, get a loop of their own: a few instructions a row. */
 static void write_items(struct out *o, size_t from, const uint8_t *const *p, const size_t *len, size_t cnt) {
-    uint8_t *d = o->data;
-    if (o->conv != DRYDB__CONV_RAW || o->offs == NULL) {
-        switch (o->conv) {
-        case DRYDB__CONV_I64:
-            for (size_t j = 0; j < cnt; j++) st64(d + 8 * (from + j), __builtin_bswap64(ld64(p[j])) ^ (uint64_t)1 << 63);
-            return;
-        case DRYDB__CONV_U64:
-            for (size_t j = 0; j < cnt; j++) st64(d + 8 * (from + j), __builtin_bswap64(ld64(p[j])));
-            return;
-        }
-        for (size_t j = 0; j < cnt; j++) write_item(o, from + j, p[j], len[j]);
+    if (o->conv == DRYDB__CONV_I64) {
+        for (size_t j = 0; j < cnt; j++)
+            st64(o->data + 8 * (from + j), __builtin_bswap64(ld64(p[j])) ^ (uint64_t)1 << 63);
         return;
     }
-    size_t used = o->used;
-    if (o->osize == 4) {
-        uint32_t base = (uint32_t)o->base; /* base + cap < 2^31: open_out */
-        for (size_t j = 0; j < cnt; j++) {
-            put(d + used, p[j], len[j]);
-            used += len[j];
-            uint32_t w = base + (uint32_t)used;
-            memcpy(o->offs + 4 * (from + j + 1), &w, 4);
-        }
-    } else {
-        for (size_t j = 0; j < cnt; j++) {
-            put(d + used, p[j], len[j]);
-            used += len[j];
-            uint64_t w = o->base + used;
-            memcpy(o->offs + 8 * (from + j + 1), &w, 8);
-        }
-    }
-    o->used = used;
+    for (size_t j = 0; j < cnt; j++) write_item(o, from + j, p[j], len[j]);
 }
 
 /* The column as Go is handed it from item i on (its first i items
@@ -284,9 +256,8 @@ static struct drydb__colout out_from(const struct drydb__colout *p, const struct
         c.offsets = o->offs + (size_t)o->osize * i;
         c.base += o->used;
     } else {
-        size_t b = (size_t)o->width * i;
-        c.data += b;
-        c.cap -= b;
+        c.data += 8 * i;
+        c.cap -= 8 * i;
     }
     return c;
 }
@@ -346,6 +317,7 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
     size_t batch = drydb__fast_mapped(ft) ? GM_BATCH : 1;
     const uint8_t *leaf[GM_BATCH], *val[GM_BATCH];
     size_t vl[GM_BATCH];
+    uint8_t hit[GM_BATCH];
     while (rc == DRYDB_OK && i < n) {
         size_t m = n - i < batch ? n - i : batch, stop = m, j;
         for (j = 0; j < m; j++) {
@@ -369,10 +341,11 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
             if (key_at(kc, i + j, b, &k, &kl))
                 r = leaf[j] != NULL ? drydb__fast_leaf8_get(ft, leaf[j], k, &val[j], &vl[j])
                                     : drydb__fast_get(ft, k, kl, &val[j], &vl[j]);
+            hit[j] = r == DRYDB_OK;
             if (r == DRYDB_NOTFOUND) {
-                val[j] = NULL; /* absent: an empty item, or width zero bytes */
-                vl[j] = v.offs != NULL ? 0 : v.width;
-            } else if (r != DRYDB_OK || (v.offs == NULL && vl[j] != v.width)) { /* Go reports a width */
+                val[j] = drydb__empty; /* absent: an empty item */
+                vl[j] = 0;
+            } else if (r != DRYDB_OK) {
                 stop = j;
                 rc = FALLBACK;
                 break;
@@ -385,16 +358,8 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
                 rc = DRYDB__FULL;
                 break;
             }
-            found[i + j] = val[j] != NULL;
-            if (v.offs == NULL) {
-                uint8_t *d = v.data + (size_t)v.width * (i + j);
-                if (val[j] != NULL) put(d, val[j], vl[j]);
-                else memset(d, 0, vl[j]);
-                continue;
-            }
-            if (val[j] != NULL) put(v.data + v.used, val[j], vl[j]);
-            v.used += vl[j];
-            set_off(&v, i + j + 1, v.base + v.used);
+            found[i + j] = hit[j];
+            write_item(&v, i + j, val[j], vl[j]);
         }
         i += j;
     }
@@ -464,29 +429,21 @@ struct rg {
     int cont;
 };
 
-/* rows_fit: how many of the batch's rows fit both columns (fixed-width
- * items of another length: -1, for Go to report). */
+/* rows_fit: how many of the batch's rows fit both columns (a key of a
+ * number column that is not 8 bytes: -1, for Go to report). */
 static long rows_fit(const struct rg *st, size_t nb, const size_t *kls, const size_t *vls) {
     size_t ku = st->k.used, vu = st->v.used;
     for (size_t j = 0; j < nb; j++) {
-        size_t r = st->got + j;
-        if (st->wk) {
-            if (st->k.offs == NULL) {
-                if (kls[j] != (st->k.conv != DRYDB__CONV_RAW ? 8 : st->k.width)) return -1;
-                if ((r + 1) * (size_t)st->k.width > st->k.cap) return (long)j;
-            } else {
-                if (kls[j] > st->k.cap - ku) return (long)j;
-                ku += kls[j];
-            }
+        if (st->wk && st->k.offs == NULL) {
+            if (kls[j] != 8) return -1;
+            if (!fits(&st->k, st->got + j, 8)) return (long)j;
+        } else if (st->wk) {
+            if (kls[j] > st->k.cap - ku) return (long)j;
+            ku += kls[j];
         }
         if (st->wv) {
-            if (st->v.offs == NULL) {
-                if (vls[j] != st->v.width) return -1;
-                if ((r + 1) * (size_t)st->v.width > st->v.cap) return (long)j;
-            } else {
-                if (vls[j] > st->v.cap - vu) return (long)j;
-                vu += vls[j];
-            }
+            if (vls[j] > st->v.cap - vu) return (long)j;
+            vu += vls[j];
         }
     }
     return (long)nb;
