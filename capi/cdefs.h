@@ -12,6 +12,13 @@
 #define DRYDB__HIDDEN __attribute__((visibility("hidden")))
 #endif
 
+/* What a C file of the library exports (capi/exports.map lists it too). */
+#ifdef _WIN32
+#define DRYDB__EXPORT __declspec(dllexport)
+#else
+#define DRYDB__EXPORT __attribute__((visibility("default")))
+#endif
+
 /* Non-NULL pointer returned for zero-length data. */
 DRYDB__HIDDEN extern const uint8_t drydb__empty[1];
 

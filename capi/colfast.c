@@ -20,19 +20,12 @@
  * to where the guarded region began and Go answers from there, reporting
  * DRYDB_CORRUPT. The answers are the same either way; only the cost
  * differs. */
-#define _GNU_SOURCE
-#include <setjmp.h>
 #include <string.h>
 
+#include "fast.h"
 #include "cdefs.h"
 #include "drydb_columnar.h"
-#include "fast.h"
 
-#ifdef _WIN32
-#define EXPORT __declspec(dllexport)
-#else
-#define EXPORT __attribute__((visibility("default")))
-#endif
 #define FALLBACK (-1)
 
 /* The Go half (columnar.go): cgo exports, handles as integers. first: the
@@ -84,14 +77,15 @@ static int open_in(const struct drydb__colin *p, int kind, struct in *c) {
     return c->width == 0 || c->data != NULL;
 }
 
-static inline int64_t off_at(const struct in *c, size_t i) {
-    if (c->osize == 4) {
+/* Offset i of an offsets buffer of osize-byte offsets (4 or 8). */
+static inline int64_t off_at(const uint8_t *offs, uint32_t osize, size_t i) {
+    if (osize == 4) {
         int32_t v;
-        memcpy(&v, c->offs + 4 * i, 4);
+        memcpy(&v, offs + 4 * i, 4);
         return v;
     }
     int64_t v;
-    memcpy(&v, c->offs + 8 * i, 8);
+    memcpy(&v, offs + 8 * i, 8);
     return v;
 }
 
@@ -132,7 +126,7 @@ static inline int key_at(const struct in *c, size_t i, uint8_t b[8], const uint8
         *k = c->width ? c->data + (size_t)c->width * i : drydb__empty;
         return 1;
     }
-    int64_t a = off_at(c, i), e = off_at(c, i + 1);
+    int64_t a = off_at(c->offs, c->osize, i), e = off_at(c->offs, c->osize, i + 1);
     if (a < 0 || e < a || (uint64_t)(e - a) > DRYDB_MAX_LEN) return 0;
     *kl = (size_t)(e - a);
     *k = *kl && c->data != NULL ? c->data + a : drydb__empty;
@@ -177,17 +171,6 @@ static int open_out(const struct drydb__colout *p, int kind, struct out *o) {
     if (o->offs == NULL) return 0;
     if (o->osize == 4) return o->base + o->cap <= INT32_LIMIT;
     return o->osize == 8 && o->base <= MAX_COL_BYTES;
-}
-
-static inline uint64_t get_off(const struct out *o, size_t i) {
-    if (o->osize == 4) {
-        uint32_t w;
-        memcpy(&w, o->offs + 4 * i, 4);
-        return w;
-    }
-    uint64_t v;
-    memcpy(&v, o->offs + 8 * i, 8);
-    return v;
 }
 
 static inline void set_off(struct out *o, size_t i, uint64_t v) {
@@ -261,32 +244,6 @@ static struct drydb__colout out_from(const struct drydb__colout *p, const struct
     }
     return c;
 }
-
-/* ---- the guarded region ----
- *
- * REGION runs its last argument (code that sets rc) as a reader of table
- * handle h's fast path (closing the table waits) with the fault guard
- * armed. rc is FALLBACK without a fast path, and after a fault: then
- * nothing the code changed counts (C leaves locals changed after
- * sigsetjmp undefined), and the caller restarts from a copy of its state
- * taken before. */
-#define REGION(h, ft, rc, ...)                                                \
-    do {                                                                      \
-        int s_;                                                               \
-        rc = FALLBACK;                                                        \
-        if ((ft = drydb__fast_hold(h, &s_)) != NULL) {                        \
-            drydb__fault_buf jb_;                                             \
-            if (DRYDB__FAULT_TRY(jb_) == 0) {                                 \
-                drydb__fault_arm(&jb_);                                       \
-                __VA_ARGS__;                                                  \
-                drydb__fault_arm(NULL);                                       \
-            } else {                                                          \
-                rc = FALLBACK;                                                \
-                faulted = 1;                                                  \
-            }                                                                 \
-            drydb__fast_release(ft, s_);                                      \
-        }                                                                     \
-    } while (0)
 
 /* ---- get_many ---- */
 
@@ -368,7 +325,7 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
     return rc;
 }
 
-EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, const struct drydb__colin *keys,
+DRYDB__EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, const struct drydb__colin *keys,
                                 const struct drydb__colout *vals, uint8_t *found, size_t *done) {
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft;
@@ -379,7 +336,7 @@ EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, const st
         done == NULL)
         return drydb__col_get_many_go(h, 0, n, nkeys, keys, vals, found, done);
     /* the table's kind, for the columns' checks, in a first region */
-    REGION(h, ft, rc, {
+    DRYDB__HELD(h, ft, rc, faulted = 1, {
         int kind = drydb__fast_kind(ft);
         rc = open_in(keys, kind, &kc) && open_out(vals, DRYDB_KEY_BYTES, &st.v) && vals->conv == DRYDB__CONV_RAW
                  ? DRYDB_OK
@@ -390,7 +347,7 @@ EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, const st
     size_t run = 1; /* keys for Go in a row: doubles while C answers none */
     for (;;) {
         struct gm before = st;
-        REGION(h, ft, rc, rc = gm_run(ft, &kc, n, found, &st));
+        DRYDB__HELD(h, ft, rc, faulted = 1, rc = gm_run(ft, &kc, n, found, &st));
         if (faulted) {
             st = before;
             run = n - st.i; /* Go reports the fault: all the rest */
@@ -405,7 +362,7 @@ EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, const st
         struct drydb__colout v = out_from(vals, &st.v, st.i);
         rc = drydb__col_get_many_go(h, st.i, m, 1, &k, &v, found + st.i, &d);
         /* where Go's writes end: its offsets, or the width */
-        if (st.v.offs != NULL && d > 0) st.v.used = (size_t)(get_off(&st.v, st.i + d) - st.v.base);
+        if (st.v.offs != NULL && d > 0) st.v.used = (size_t)((uint64_t)off_at(st.v.offs, st.v.osize, st.i + d) - st.v.base);
         st.i += d;
         if (rc != DRYDB_OK || st.i == n) break;
         if (run < 4096) run *= 2;
@@ -482,7 +439,7 @@ static int rg_run(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, i
     return DRYDB_OK;
 }
 
-EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+DRYDB__EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                              size_t hilen, int hikind, uint32_t flags, uint64_t skip, size_t max,
                              const struct drydb__colout *keys, const struct drydb__colout *vals, size_t *n) {
     uint64_t h = (uint64_t)(uintptr_t)t;
@@ -494,7 +451,7 @@ EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lolen, in
     memset(&st, 0, sizeof st);
     st.wk = keys != NULL;
     st.wv = vals != NULL;
-    REGION(h, ft, rc, {
+    DRYDB__HELD(h, ft, rc, faulted = 1, {
         int kind = drydb__fast_kind(ft);
         rc = (!st.wk || open_out(keys, kind, &st.k)) &&
                      (!st.wv || (open_out(vals, DRYDB_KEY_BYTES, &st.v) && vals->conv == DRYDB__CONV_RAW))
@@ -507,7 +464,7 @@ EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lolen, in
     if (st.wv && st.v.offs != NULL) set_off(&st.v, 0, st.v.base);
     size_t got0 = 0;
     struct out k0 = st.k, v0 = st.v;
-    REGION(h, ft, rc, rc = rg_run(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, &st));
+    DRYDB__HELD(h, ft, rc, faulted = 1, rc = rg_run(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, &st));
     if (faulted) { /* from the start, in Go */
         st.got = got0;
         st.k = k0;

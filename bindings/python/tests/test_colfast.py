@@ -15,21 +15,9 @@ import uuid
 import pytest
 
 import drydb
-from drydb.columnar import Binary
+from test_columnar import _binary, _val
 
 N = 3000
-
-
-def _val(i):
-    return b"v%d" % i + b"x" * (i % 11)
-
-
-def _binary(items):
-    offs, n = [0], 0
-    for x in items:
-        n += len(x)
-        offs.append(n)
-    return Binary(b"".join(items), array.array("q", offs))
 
 
 # name: (key kind, table options, rows, column of query keys from Python keys)
