@@ -36,7 +36,6 @@ int drydb__col_range_go(uintptr_t t, const uint8_t *lo, size_t lolen, int lokind
                         int hikind, uint32_t flags, uint64_t skip, size_t max, const struct drydb__colout *keys,
                         const struct drydb__colout *vals, size_t *n);
 
-#define MAX_COL_BYTES ((uint64_t)1 << 46) /* columnar.go's maxColBytes */
 #define INT32_LIMIT 0x7fffffffu
 
 static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -157,7 +156,7 @@ struct out {
  * left to Go. */
 static int open_out(const struct drydb__colout *p, int kind, struct out *o) {
     if (p->reserved != 0 || p->conv > DRYDB__CONV_F64 || (p->data == NULL && p->cap != 0) ||
-        p->cap > MAX_COL_BYTES)
+        p->cap > DRYDB__MAX_COL_BYTES)
         return 0;
     o->data = p->data;
     o->cap = p->cap;
@@ -170,7 +169,7 @@ static int open_out(const struct drydb__colout *p, int kind, struct out *o) {
     if (o->conv != DRYDB__CONV_RAW) return conv_kind(o->conv) == kind && o->offs == NULL && o->width == 8;
     if (o->offs == NULL) return 0;
     if (o->osize == 4) return o->base + o->cap <= INT32_LIMIT;
-    return o->osize == 8 && o->base <= MAX_COL_BYTES;
+    return o->osize == 8 && o->base <= DRYDB__MAX_COL_BYTES;
 }
 
 static inline void set_off(struct out *o, size_t i, uint64_t v) {

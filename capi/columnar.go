@@ -18,9 +18,11 @@ import (
 
 // The columnar calls (drydb_columnar.h): rows in and out as columns, one
 // call per chunk, keys encoded and decoded here rather than per row in the
-// binding's language. Reads run under tableCall (the database's reference
-// and memory faults armed) and copy every answer into the caller's columns
-// before they return, so no pointer into the mapping leaves the call.
+// binding's language. The reads are answered in C (colfast.c) where fast.c
+// can; the Go halves here answer the rest, under tableCall (the database's
+// reference and memory faults armed), and copy every answer into the
+// caller's columns before they return, so no pointer into the mapping
+// leaves the call.
 
 const (
 	convRaw  = C.DRYDB__CONV_RAW
@@ -31,9 +33,8 @@ const (
 	codeFull = C.DRYDB__FULL
 )
 
-// maxColBytes bounds the bytes of one column (the caller's buffers): far
-// above any real chunk, low enough that offsets and sums cannot overflow.
-const maxColBytes = 1 << 46
+// maxColBytes bounds the bytes of one column (the caller's buffers).
+const maxColBytes = C.DRYDB__MAX_COL_BYTES
 
 // convKind is the key kind a conversion belongs to.
 var convKind = map[C.uint32_t]keyenc.Kind{convI64: keyenc.Int64, convU64: keyenc.Uint64, convF64: keyenc.Float64}
