@@ -217,12 +217,28 @@ static inline void write_item(struct out *o, size_t i, const uint8_t *s, size_t 
     set_off(o, i + 1, o->base + o->used);
 }
 
-/* Writes cnt items (they fit: rows_fit) as items from.. . int64 keys, the
- * common case, get a loop of their own: a few instructions a row. */
+/* Writes cnt items (they fit: rows_fit) as items from.. . Bytes and int64
+ * keys, the common cases, get loops of their own with the column's state in
+ * locals (through o, every store would reload it): a few instructions a row. */
 static void write_items(struct out *o, size_t from, const uint8_t *const *p, const size_t *len, size_t cnt) {
+    uint8_t *d = o->data, *offs = o->offs;
+    if (o->conv == DRYDB__CONV_RAW) {
+        size_t used = o->used;
+        uint64_t base = o->base;
+        int four = o->osize == 4;
+        for (size_t j = 0; j < cnt; j++) {
+            put(d + used, p[j], len[j]);
+            used += len[j];
+            uint64_t w = base + used;
+            uint32_t w4 = (uint32_t)w;
+            if (four) memcpy(offs + 4 * (from + j + 1), &w4, 4);
+            else memcpy(offs + 8 * (from + j + 1), &w, 8);
+        }
+        o->used = used;
+        return;
+    }
     if (o->conv == DRYDB__CONV_I64) {
-        for (size_t j = 0; j < cnt; j++)
-            st64(o->data + 8 * (from + j), __builtin_bswap64(ld64(p[j])) ^ (uint64_t)1 << 63);
+        for (size_t j = 0; j < cnt; j++) st64(d + 8 * (from + j), __builtin_bswap64(ld64(p[j])) ^ (uint64_t)1 << 63);
         return;
     }
     for (size_t j = 0; j < cnt; j++) write_item(o, from + j, p[j], len[j]);
