@@ -346,7 +346,8 @@ DRYDB__EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, c
     struct drydb__ft *ft;
     struct in kc;
     struct gm st = {0};
-    int rc, faulted = 0;
+    int rc;
+    volatile int faulted = 0; /* set after a jump back */
     if (n == 0 || n > DRYDB__MAX_BATCH || nkeys != 1 || keys == NULL || vals == NULL || found == NULL ||
         done == NULL)
         return drydb__col_get_many_go(h, 0, n, nkeys, keys, vals, found, done);
@@ -359,7 +360,7 @@ DRYDB__EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, c
     });
     if (rc != DRYDB_OK) return drydb__col_get_many_go(h, 0, n, nkeys, keys, vals, found, done);
     if (st.v.offs != NULL) set_off(&st.v, 0, st.v.base);
-    size_t run = 1; /* keys for Go in a row: doubles while C answers none */
+    volatile size_t run = 1; /* keys for Go in a row: doubles while C answers none */
     for (;;) {
         struct gm before = st;
         DRYDB__HELD(h, ft, rc, faulted = 1, rc = gm_run(ft, &kc, n, found, &st));
@@ -460,7 +461,8 @@ DRYDB__EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lo
     uint64_t h = (uint64_t)(uintptr_t)t;
     struct drydb__ft *ft;
     struct rg st;
-    int rc, faulted = 0;
+    int rc;
+    volatile int faulted = 0; /* set after a jump back */
     if (n == NULL || (keys == NULL && vals == NULL) || skip != 0 || max == 0 || max > DRYDB__MAX_BATCH)
         return drydb__col_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, skip, max, keys, vals, n);
     memset(&st, 0, sizeof st);
