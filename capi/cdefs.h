@@ -12,13 +12,6 @@
 #define DRYDB__HIDDEN __attribute__((visibility("hidden")))
 #endif
 
-/* What a C file of the library exports (capi/exports.map lists it too). */
-#ifdef _WIN32
-#define DRYDB__EXPORT __declspec(dllexport)
-#else
-#define DRYDB__EXPORT __attribute__((visibility("default")))
-#endif
-
 /* Non-NULL pointer returned for zero-length data. */
 DRYDB__HIDDEN extern const uint8_t drydb__empty[1];
 
@@ -29,5 +22,12 @@ DRYDB__HIDDEN void drydb__set_errmsg(const char *msg, size_t n);
  * bytes, contents not preserved, valid until the next call on this thread.
  * NULL when out of memory. */
 DRYDB__HIDDEN uint8_t *drydb__tls_reserve(size_t n);
+
+/* What a C file of the library exports (capi/exports.map lists it too). */
+#ifdef _WIN32
+#define DRYDB__EXPORT __declspec(dllexport)
+#else
+#define DRYDB__EXPORT __attribute__((visibility("default")))
+#endif
 
 #endif
