@@ -359,7 +359,7 @@ DRYDB__EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, c
                  : FALLBACK;
     });
     if (rc != DRYDB_OK) return drydb__col_get_many_go(h, 0, n, nkeys, keys, vals, found, done);
-    if (st.v.offs != NULL) set_off(&st.v, 0, st.v.base);
+    set_off(&st.v, 0, st.v.base); /* values have offsets: open_out */
     volatile size_t run = 1; /* keys for Go in a row: doubles while C answers none */
     for (;;) {
         struct gm before = st;
@@ -377,8 +377,8 @@ DRYDB__EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, c
         struct drydb__colin k = in_from(keys, st.i);
         struct drydb__colout v = out_from(vals, &st.v, st.i);
         rc = drydb__col_get_many_go(h, st.i, m, 1, &k, &v, found + st.i, &d);
-        /* where Go's writes end: its offsets, or the width */
-        if (st.v.offs != NULL && d > 0) st.v.used = (size_t)((uint64_t)off_at(st.v.offs, st.v.osize, st.i + d) - st.v.base);
+        /* where Go's writes end: the offset after its last item */
+        if (d > 0) st.v.used = (size_t)((uint64_t)off_at(st.v.offs, st.v.osize, st.i + d) - st.v.base);
         st.i += d;
         if (rc != DRYDB_OK || st.i == n) break;
         if (run < 4096) run *= 2;
@@ -479,11 +479,10 @@ DRYDB__EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lo
         return drydb__col_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, skip, max, keys, vals, n);
     if (st.wk && st.k.offs != NULL) set_off(&st.k, 0, st.k.base);
     if (st.wv && st.v.offs != NULL) set_off(&st.v, 0, st.v.base);
-    size_t got0 = 0;
     struct out k0 = st.k, v0 = st.v;
     DRYDB__HELD(h, ft, rc, faulted = 1, rc = rg_run(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, &st));
     if (faulted) { /* from the start, in Go */
-        st.got = got0;
+        st.got = 0;
         st.k = k0;
         st.v = v0;
     }
