@@ -268,51 +268,48 @@ struct gm {
     struct out v;
 };
 
-/* Keys are answered GM_BATCH at a time, in passes: the leaves of a numeric
- * column's keys are found first and prefetched (the branches are few and
- * cached), then the keys looked up in them, then the values copied. The
- * cost of random keys is the leaves' cache and TLB misses (~100 ns each on
- * the 2-core test machine, a VM), and a loop that looks up and copies one
- * key after another waits for them one after another; passes over a batch
- * let them overlap. The prefetches are hints: a page laid out otherwise
- * costs time, never a wrong answer. */
-enum { GM_BATCH = 64 };
+/* Keys are answered GM_BATCH at a time, in passes: their leaves are found
+ * first and prefetched (the branches are few and cached), then the keys
+ * looked up in them, then the values copied. The cost of random keys is
+ * the leaves' cache and TLB misses (~100 ns each on the 2-core test
+ * machine, a VM), and a loop that looks up and copies one key after
+ * another waits for them one after another; passes over a batch let them
+ * overlap. The prefetches are hints: a page laid out otherwise costs time,
+ * never a wrong answer. */
+enum { GM_BATCH = 64, SLOTTED_LINES = 13 /* header, slots and key heads of a 4 KiB page */ };
 
 /* Answers keys st->i.. until the end (DRYDB_OK), a key for Go (FALLBACK,
  * st->i on it) or a full column (DRYDB__FULL). */
 static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uint8_t *found, struct gm *st) {
     struct out v = st->v;
     size_t i = st->i;
-    int rc = DRYDB_OK, piped = numeric(kc);
+    int rc = DRYDB_OK, k8 = numeric(kc); /* numbers: a table of 8-byte keys */
     /* a compressed table's answers are copies, each valid until the next
      * lookup: one key at a time */
     size_t batch = drydb__fast_mapped(ft) ? GM_BATCH : 1;
-    const uint8_t *leaf[GM_BATCH], *val[GM_BATCH];
-    size_t vl[GM_BATCH];
-    uint8_t hit[GM_BATCH];
+    const uint8_t *leaf[GM_BATCH], *key[GM_BATCH], *val[GM_BATCH];
+    size_t kl[GM_BATCH], vl[GM_BATCH];
+    uint8_t kb[GM_BATCH][8], hit[GM_BATCH];
     while (rc == DRYDB_OK && i < n) {
         size_t m = n - i < batch ? n - i : batch, stop = m, j;
         for (j = 0; j < m; j++) {
-            uint64_t k;
-            leaf[j] = piped && num_at(kc, i + j, &k) ? drydb__fast_leaf8(ft, k) : NULL;
-            if (leaf[j] != NULL) __builtin_prefetch(leaf[j]);
+            leaf[j] = NULL;
+            if (!key_at(kc, i + j, kb[j], &key[j], &kl[j])) key[j] = NULL; /* for Go */
+            else if (batch > 1 && (leaf[j] = drydb__fast_leaf(ft, key[j], kl[j])) != NULL)
+                for (int l = 0; l < (k8 ? 1 : SLOTTED_LINES); l++) __builtin_prefetch(leaf[j] + 64 * l);
         }
         /* then (the pages' headers arrived meanwhile) a leaf8 page's first
          * slot and last key: where a page of fixed-size entries says they
          * are, and interpolation's upper end */
-        for (j = 0; j < m; j++)
+        for (j = 0; k8 && j < m; j++)
             if (leaf[j] != NULL) {
                 size_t kn = leaf[j][DRYDB__PG_N] | (size_t)leaf[j][DRYDB__PG_N + 1] << 8;
                 __builtin_prefetch(leaf[j] + DRYDB__PAGE_HDR + 8 * kn);
             }
         for (j = 0; j < m; j++) {
-            uint8_t b[8];
-            const uint8_t *k;
-            size_t kl;
-            int r = FALLBACK;
-            if (key_at(kc, i + j, b, &k, &kl))
-                r = leaf[j] != NULL ? drydb__fast_leaf8_get(ft, leaf[j], k, &val[j], &vl[j])
-                                    : drydb__fast_get(ft, k, kl, &val[j], &vl[j]);
+            int r = key[j] == NULL   ? FALLBACK
+                    : leaf[j] != NULL ? drydb__fast_leaf_get(ft, leaf[j], key[j], kl[j], &val[j], &vl[j])
+                                      : drydb__fast_get(ft, key[j], kl[j], &val[j], &vl[j]);
             hit[j] = r == DRYDB_OK;
             if (r == DRYDB_NOTFOUND) {
                 val[j] = drydb__empty; /* absent: an empty item */

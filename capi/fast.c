@@ -1423,26 +1423,23 @@ DRYDB__HIDDEN int drydb__fast_kind(const struct drydb__ft *ft) { return ft->kind
  * table's, valid until the next lookup). */
 DRYDB__HIDDEN int drydb__fast_mapped(const struct drydb__ft *ft) { return ft->cache_mem == NULL; }
 
-/* For colfast.c's pipelined lookups of 8-byte keys in a plain table: the
- * checked leaf page where key k belongs, the branches descended (NULL: use
+/* For colfast.c's pipelined lookups in a plain table: the checked leaf
+ * page where key belongs, the branches descended (NULL: use
  * drydb__fast_get), for the caller to prefetch a few keys ahead of
- * drydb__fast_leaf8_get, which finds k in it (the key valid for the
- * table's kind: the caller's to check). The page's level, page()'s last
- * check, is drydb__fast_leaf8_get's: reading it here would wait for the
- * miss the prefetch is there to overlap. */
-DRYDB__HIDDEN const uint8_t *drydb__fast_leaf8(const struct drydb__ft *ft, uint64_t k) {
-    if (!ft->key8 || ft->cache_mem != NULL || ft->depth == 0) return NULL;
-    uint8_t b[8];
-    k = __builtin_bswap64(k);
-    memcpy(b, &k, 8);
-    uint64_t pg = leaf_for(ft, b, 8, 0);
+ * drydb__fast_leaf_get, which finds key in it as drydb__fast_get would.
+ * The page's level, page()'s last check, is drydb__fast_leaf_get's:
+ * reading it here would wait for the miss the prefetch is there to
+ * overlap. */
+DRYDB__HIDDEN const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
+    if (ft->cache_mem != NULL || ft->depth == 0) return NULL;
+    uint64_t pg = leaf_for(ft, key, klen, 0);
     if (pg < ft->first || pg >= ft->last) return NULL;
     if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63)))) return NULL;
     return ft->data + (pg << ft->pshift);
 }
 
-DRYDB__HIDDEN int drydb__fast_leaf8_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key,
-                                        const uint8_t **val, size_t *vlen) {
-    if (p[DRYDB__PG_LEVEL] != 0) return FALLBACK;
-    return leaf_value(ft, p, key, 8, val, vlen);
+DRYDB__HIDDEN int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
+                                       const uint8_t **val, size_t *vlen) {
+    if (p[DRYDB__PG_LEVEL] != 0 || klen > DRYDB_MAX_LEN || !key_ok(ft, key, klen)) return FALLBACK;
+    return leaf_value(ft, p, key, klen, val, vlen);
 }

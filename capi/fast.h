@@ -144,12 +144,11 @@ int drydb__fast_kind(const struct drydb__ft *ft);
 /* Whether drydb__fast_get's answers stay valid while the table is held
  * (not copies in the thread's buffer, valid until the next lookup). */
 int drydb__fast_mapped(const struct drydb__ft *ft);
-/* Pipelined lookups of 8-byte keys (k native, the key's big-endian
- * encoding as a number) in a plain table: the leaf (NULL: use
+/* Pipelined lookups in a plain table: the leaf (NULL: use
  * drydb__fast_get), then the lookup in it (fast.c says more). */
-const uint8_t *drydb__fast_leaf8(const struct drydb__ft *ft, uint64_t k);
-int drydb__fast_leaf8_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, const uint8_t **val,
-                          size_t *vlen);
+const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen);
+int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
+                         const uint8_t **val, size_t *vlen);
 /* Versions (live.go; the protocol is fast.c's, "Versions"). A version is one
  * mapped file of an open database. Its word is gen << 32 | refs, read and
  * written with atomics only: refs counts the version's owner (the database,
