@@ -31,4 +31,11 @@ DRYDB__HIDDEN void drydb__set_errmsg(const char *msg, size_t n);
  * NULL when out of memory. */
 DRYDB__HIDDEN uint8_t *drydb__tls_reserve(size_t n);
 
+/* What a C file of the library exports (capi/exports.map lists it too). */
+#ifdef _WIN32
+#define DRYDB__EXPORT __declspec(dllexport)
+#else
+#define DRYDB__EXPORT __attribute__((visibility("default")))
+#endif
+
 #endif

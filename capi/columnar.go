@@ -18,9 +18,11 @@ import (
 
 // The columnar calls (drydb_columnar.h): rows in and out as columns, one
 // call per chunk, keys encoded and decoded here rather than per row in the
-// binding's language. Reads run under tableCall (the database's reference
-// and memory faults armed) and copy every answer into the caller's columns
-// before they return, so no pointer into the mapping leaves the call.
+// binding's language. The reads are answered in C (colfast.c) where fast.c
+// can; the Go halves here answer the rest, under tableCall (the database's
+// reference and memory faults armed), and copy every answer into the
+// caller's columns before they return, so no pointer into the mapping
+// leaves the call.
 
 const (
 	convRaw  = C.DRYDB__CONV_RAW
@@ -31,9 +33,8 @@ const (
 	codeFull = C.DRYDB__FULL
 )
 
-// maxColBytes bounds the bytes of one column (the caller's buffers): far
-// above any real chunk, low enough that offsets and sums cannot overflow.
-const maxColBytes = 1 << 46
+// maxColBytes bounds the bytes of one column (the caller's buffers).
+const maxColBytes = C.DRYDB__MAX_COL_BYTES
 
 // convKind is the key kind a conversion belongs to.
 var convKind = map[C.uint32_t]keyenc.Kind{convI64: keyenc.Int64, convU64: keyenc.Uint64, convF64: keyenc.Float64}
@@ -242,6 +243,7 @@ type colOut struct {
 	width int
 	conv  C.uint32_t
 	what  string
+	first int // the index of item 0 in the caller's call, for messages
 }
 
 func openColOut(p *C.struct_drydb__colout, rows int, what string, kind keyenc.Kind) (c colOut, rc C.int) {
@@ -305,7 +307,7 @@ func (c *colOut) take(from int, items [][]byte) (int, C.int) {
 	if c.o32 == nil && c.o64 == nil {
 		for j, b := range items {
 			if len(b) != c.width {
-				return 0, failf(codeInvalid, "%s column: item %d is %d bytes, not %d", c.what, from+j, len(b), c.width)
+				return 0, failf(codeInvalid, "%s column: item %d is %d bytes, not %d", c.what, c.first+from+j, len(b), c.width)
 			}
 		}
 		return min(len(items), left/c.width), codeOK
@@ -400,8 +402,13 @@ func (s *colScratch) release() {
 // small and a full column wastes at most one batch of lookups.
 const colBatch = 1024
 
-//export drydb__cols_get_many
-func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb__colin, vals *C.struct_drydb__colout, found *C.uint8_t, done *C.size_t) (rc C.int) {
+// drydb__col_get_many_go is drydb__cols_get_many's Go half (colfast.c
+// answers in C what it can): every key kind, page and error. first is the
+// index of key 0 in the caller's call (colfast.c hands over columns moved
+// on to where it stopped), for messages.
+//
+//export drydb__col_get_many_go
+func drydb__col_get_many_go(h C.uintptr_t, first, n, nkeys C.size_t, keys *C.struct_drydb__colin, vals *C.struct_drydb__colout, found *C.uint8_t, done *C.size_t) (rc C.int) {
 	var c tableCall
 	defer c.exit(&rc)
 	if rc = c.enter(h); rc != codeOK {
@@ -423,6 +430,7 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 	if rc != codeOK {
 		return rc
 	}
+	vo.first = int(first)
 	fs := unsafe.Slice((*byte)(unsafe.Pointer(found)), int(n))
 	// absent keys: an empty item, or width zero bytes
 	var absent []byte
@@ -442,7 +450,7 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 				err = t.enc.Validate(k)
 			}
 			if err != nil {
-				return failf(codeBadKey, "key %d: %v", i, err)
+				return failf(codeBadKey, "key %d: %v", int(first)+i, err)
 			}
 			if kc.asIs() {
 				s.keys = append(s.keys, k)
@@ -487,8 +495,11 @@ func drydb__cols_get_many(h C.uintptr_t, n, nkeys C.size_t, keys *C.struct_drydb
 	return codeOK
 }
 
-//export drydb__cols_range
-func drydb__cols_range(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, flags C.uint32_t, skip C.uint64_t, max C.size_t, keys, vals *C.struct_drydb__colout, n *C.size_t) (rc C.int) {
+// drydb__col_range_go is drydb__cols_range's Go half (colfast.c answers
+// in C what it can).
+//
+//export drydb__col_range_go
+func drydb__col_range_go(h C.uintptr_t, lo *C.uint8_t, lolen C.size_t, lokind C.int, hi *C.uint8_t, hilen C.size_t, hikind C.int, flags C.uint32_t, skip C.uint64_t, max C.size_t, keys, vals *C.struct_drydb__colout, n *C.size_t) (rc C.int) {
 	var c tableCall
 	defer c.exit(&rc)
 	if rc = c.enter(h); rc != codeOK {

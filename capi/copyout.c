@@ -109,27 +109,8 @@ static void copy_rows(const struct drydb__col *cols, size_t ncols, const uint8_t
     }
 }
 
-/* HELD runs its last argument (code that sets rc) on table handle h's fast
- * path as a reader (drydb__fast_hold: closing the table waits) with the
- * fault guard armed: the lookup and the copy of what it found in one
- * region. ft is NULL without a fast path; rc is FALLBACK then, or when a
- * fault (the file shrank underneath) jumped back: Go answers from scratch. */
-#define HELD(h, ft, rc, ...)                                                  \
-    do {                                                                      \
-        int s_;                                                               \
-        rc = FALLBACK;                                                        \
-        if ((ft = drydb__fast_hold(h, &s_)) != NULL) {                        \
-            drydb__fault_buf jb_;                                             \
-            if (DRYDB__FAULT_TRY(jb_) == 0) {                                 \
-                drydb__fault_arm(&jb_);                                       \
-                __VA_ARGS__;                                                  \
-                drydb__fault_arm(NULL);                                       \
-            } else {                                                          \
-                rc = FALLBACK;                                                \
-            }                                                                 \
-            drydb__fast_release(ft, s_);                                      \
-        }                                                                     \
-    } while (0)
+/* HELD: fast.h's DRYDB__HELD; after a fault Go answers from scratch. */
+#define HELD(h, ft, rc, ...) DRYDB__HELD(h, ft, rc, (void)0, __VA_ARGS__)
 
 EXPORT int drydb__copy_get(drydb_table *t, const uint8_t *key, size_t klen, const struct drydb__col *val) {
     uint64_t h = (uint64_t)(uintptr_t)t;

@@ -37,6 +37,10 @@
 #define DRYDB__FULL (-2)
 #endif
 
+/* The most bytes one column may hold: far above any real chunk, low enough
+ * that offsets and sums cannot overflow. */
+#define DRYDB__MAX_COL_BYTES ((uint64_t)1 << 46)
+
 /* An input column of n items. With offsets (Arrow's layout) item i is
  * data[offsets[i] .. offsets[i+1]), offsets being n+1 non-decreasing
  * int32_t (offset_size 4) or int64_t (8) values >= 0; the caller vouches

@@ -1371,3 +1371,32 @@ EXPORT int drydb_range(drydb_table *t, const uint8_t *lo, size_t lolen, int loki
     }
     return drydb__range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, max, keys, klens, vals, vlens, n);
 }
+
+/* The table's key kind (DRYDB_KEY_*), for colfast.c's checks of columns. */
+DRYDB__HIDDEN int drydb__fast_kind(const struct drydb__ft *ft) { return ft->kind; }
+
+/* Whether drydb__fast_get's answers point into the mapped file (valid
+ * while the table is held), not into the thread's buffer (a compressed
+ * table's, valid until the next lookup). */
+DRYDB__HIDDEN int drydb__fast_mapped(const struct drydb__ft *ft) { return ft->cache_mem == NULL; }
+
+/* For colfast.c's pipelined lookups in a plain table: the checked leaf
+ * page where key belongs, the branches descended (NULL: use
+ * drydb__fast_get), for the caller to prefetch a few keys ahead of
+ * drydb__fast_leaf_get, which finds key in it as drydb__fast_get would.
+ * The page's level, page()'s last check, is drydb__fast_leaf_get's:
+ * reading it here would wait for the miss the prefetch is there to
+ * overlap. */
+DRYDB__HIDDEN const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
+    if (ft->cache_mem != NULL || ft->depth == 0) return NULL;
+    uint64_t pg = leaf_for(ft, key, klen, 0);
+    if (pg < ft->first || pg >= ft->last) return NULL;
+    if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63)))) return NULL;
+    return ft->data + (pg << ft->pshift);
+}
+
+DRYDB__HIDDEN int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
+                                       const uint8_t **val, size_t *vlen) {
+    if (p[DRYDB__PG_LEVEL] != 0 || klen > DRYDB_MAX_LEN || !key_ok(ft, key, klen)) return FALLBACK;
+    return leaf_value(ft, p, key, klen, val, vlen);
+}

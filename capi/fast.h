@@ -113,6 +113,42 @@ int drydb__fast_many(const struct drydb__ft *ft, size_t n, const uint8_t *keys, 
 int drydb__fast_range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, const uint8_t **keys, size_t *klens,
                       const uint8_t **vals, size_t *vlens, size_t *n);
+/* DRYDB__HELD runs its last argument (code that sets rc) on table handle
+ * h's fast path as a reader (drydb__fast_hold: closing the table waits)
+ * with the fault guard armed: a lookup and the copy of what it found in one
+ * region (copyout.c, colfast.c). ft is NULL without a fast path; rc is -1
+ * (fall back to Go) then, or when a fault (the file shrank underneath)
+ * jumped back, which also runs on_fault: what the code changed after the
+ * jump's sigsetjmp is undefined then, and the caller starts again from
+ * what it saved before. */
+#define DRYDB__HELD(h, ft, rc, on_fault, ...)                                 \
+    do {                                                                      \
+        int s_;                                                               \
+        rc = -1;                                                              \
+        if ((ft = drydb__fast_hold(h, &s_)) != NULL) {                        \
+            drydb__fault_buf jb_;                                             \
+            if (DRYDB__FAULT_TRY(jb_) == 0) {                                 \
+                drydb__fault_arm(&jb_);                                       \
+                __VA_ARGS__;                                                  \
+                drydb__fault_arm(NULL);                                       \
+            } else {                                                          \
+                rc = -1;                                                      \
+                on_fault;                                                     \
+            }                                                                 \
+            drydb__fast_release(ft, s_);                                      \
+        }                                                                     \
+    } while (0)
+/* The key kind (DRYDB_KEY_*) of a table held with drydb__fast_hold
+ * (colfast.c checks its columns against it). */
+int drydb__fast_kind(const struct drydb__ft *ft);
+/* Whether drydb__fast_get's answers stay valid while the table is held
+ * (not copies in the thread's buffer, valid until the next lookup). */
+int drydb__fast_mapped(const struct drydb__ft *ft);
+/* Pipelined lookups in a plain table: the leaf (NULL: use
+ * drydb__fast_get), then the lookup in it (fast.c says more). */
+const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen);
+int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
+                         const uint8_t **val, size_t *vlen);
 /* Versions (live.go; the protocol is fast.c's, "Versions"). A version is one
  * mapped file of an open database. Its word is gen << 32 | refs, read and
  * written with atomics only: refs counts the version's owner (the database,

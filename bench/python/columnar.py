@@ -14,6 +14,8 @@ which a loaded machine inflates less):
   add_many       drydb's row API on the same rows (the baseline the issue quotes)
   get_many_cols  get_many_columns of 100,000 random int64 keys (NumPy) into columns
   range_cols     range_columns of the whole 1M-row table into NumPy / Arrow columns
+  get_many_cols_str, range_cols_str
+                 the same for the string table ("key-%08d" keys from an Arrow string array)
 Prints a table (ns per row or key, rows/s), or JSON lines with --json.
 """
 import json
@@ -137,6 +139,15 @@ def main():
         if pa is not None:
             emit("range_cols_arrow", "row", *timed(lambda: t.range_columns(output="arrow"), reps), n)
         emit("range_rows", "row", *timed(lambda: sum(1 for _ in t.items()), 1), n)
+
+    if pa is not None:
+        build_string()
+        with drydb.open(path) as db:
+            t = db["t"]
+            qs = pa.array(["key-%08d" % i for i in q.tolist()])
+            t.get_many_columns(qs)
+            emit("get_many_cols_str", "key", *timed(lambda: t.get_many_columns(qs), reps), len(q))
+            emit("range_cols_str", "row", *timed(lambda: t.range_columns(output="arrow"), reps), n)
 
     if not pos:
         shutil.rmtree(tmp, ignore_errors=True)
