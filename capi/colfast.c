@@ -476,24 +476,14 @@ DRYDB__EXPORT int drydb__cols_range(drydb_table *t, const uint8_t *lo, size_t lo
         return drydb__col_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, skip, max, keys, vals, n);
     if (st.wk && st.k.offs != NULL) set_off(&st.k, 0, st.k.base);
     if (st.wv && st.v.offs != NULL) set_off(&st.v, 0, st.v.base);
-    struct out k0 = st.k, v0 = st.v;
     DRYDB__HELD(h, ft, rc, faulted = 1, rc = rg_run(ft, lo, lolen, lokind, hi, hilen, hikind, flags, max, &st));
-    if (faulted) { /* from the start, in Go */
-        st.got = 0;
-        st.k = k0;
-        st.v = v0;
-    }
-    if (rc != FALLBACK) {
+    if (rc != FALLBACK && !faulted) {
         *n = st.got;
         return rc;
     }
-    /* the rest in Go, which skips the rows written */
-    struct drydb__colout kc, vc;
-    if (st.wk) kc = out_from(keys, &st.k, st.got);
-    if (st.wv) vc = out_from(vals, &st.v, st.got);
-    size_t m = 0;
-    rc = drydb__col_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, st.got, max - st.got,
-                             st.wk ? &kc : NULL, st.wv ? &vc : NULL, &m);
-    *n = st.got + m;
-    return rc;
+    /* Go answers the whole call again, from the start: it may find a newer
+     * version than the one C read (a refresh in between), and continuing
+     * by skipping the rows C wrote would then skip or repeat rows. A call
+     * that falls back is rare once the table's pages are checked. */
+    return drydb__col_range_go(h, lo, lolen, lokind, hi, hilen, hikind, flags, skip, max, keys, vals, n);
 }

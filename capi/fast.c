@@ -52,7 +52,7 @@
 #define EXPORT __attribute__((visibility("default")))
 #endif
 
-/* The Go implementations (table.go), cgo exports with C.int results. */
+/* The Go implementations (fallback.go), cgo exports with C.int results. */
 int drydb__get_go(uintptr_t t, const uint8_t *key, size_t klen, const uint8_t **val, size_t *vlen);
 int drydb__get_many_go(uintptr_t t, size_t n, const uint8_t *keys, const size_t *klens,
                        const uint8_t **vals, size_t *vlens, uint8_t *found);
