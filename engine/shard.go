@@ -73,6 +73,10 @@ func ShardHash(key []byte) uint64 {
 	return h
 }
 
+// HashSlot is the slot (part number) of an encoded key in a hash table of
+// slots parts: the one routing rule readers and every builder use.
+func HashSlot(key []byte, slots int) int { return int(ShardHash(key) % uint64(slots)) }
+
 // EncodeManifest returns the manifest file's bytes: the header line, then a
 // body of lines (not JSON: encoding/json would grow the C library by a
 // tenth of its size):
@@ -344,6 +348,60 @@ func RangeManifest(dir string, shards []string) (*Manifest, error) {
 	return m, nil
 }
 
+// HashManifest describes hash-sharded files: shard i (paths relative to
+// dir) holds, in every table, the keys whose HashSlot among len(shards)
+// slots is i; every shard has every table (possibly empty). It reads the
+// row counts, and checks each part's first and last key against its slot
+// (cheap: it catches shards listed out of order; Verify checks every key).
+func HashManifest(dir string, shards []string) (*Manifest, error) {
+	m := &Manifest{Version: ManifestVersion, Shards: shards}
+	for i, s := range shards {
+		db, err := Open(filepath.Join(dir, s), nil)
+		if err != nil {
+			return nil, fmt.Errorf("shard %d (%s): %w", i, s, err)
+		}
+		err = m.addHashShard(i, db)
+		db.Close()
+		if err != nil {
+			return nil, fmt.Errorf("shard %d (%s): %w", i, s, err)
+		}
+	}
+	if err := m.check(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Manifest) addHashShard(i int, db *DB) error {
+	if i == 0 {
+		for _, n := range db.Tables() {
+			m.Tables = append(m.Tables, ManifestTable{Name: n, Partition: PartitionHash})
+		}
+	}
+	if len(db.Tables()) != len(m.Tables) {
+		return fmt.Errorf("%w: %d tables, shard 0 has %d", ErrInvalid, len(db.Tables()), len(m.Tables))
+	}
+	for j := range m.Tables {
+		mt := &m.Tables[j]
+		t, err := db.Table(mt.Name)
+		if err != nil {
+			return err
+		}
+		for n := uint64(0); n < t.Len(); n += max(t.Len()-1, 1) { // the first and last rows
+			k, _, err := t.At(n)
+			if err != nil {
+				return err
+			}
+			if s := HashSlot(k, len(m.Shards)); s != i {
+				return fmt.Errorf("%w: table %q: key %x belongs to hash slot %d of %d, not %d (are the shards in slot order?)",
+					ErrInvalid, mt.Name, k, s, len(m.Shards), i)
+			}
+		}
+		mt.Parts = append(mt.Parts, ManifestPart{Shard: i, Rows: t.Len()})
+	}
+	return nil
+}
+
 // shardSet is the shards of an open manifest. Each opens at its first use.
 type shardSet struct {
 	path  string // the manifest
@@ -428,7 +486,7 @@ func (st *shardedTable) table(i int) (*Table, error) {
 // whose first key is <= key (binary search), -1 when key is below them all.
 func (st *shardedTable) part(key []byte) int {
 	if st.hash {
-		return int(ShardHash(key) % uint64(len(st.parts)))
+		return HashSlot(key, len(st.parts))
 	}
 	lo, hi := 0, len(st.parts) // written out: sort.Search's closure costs a call per step on every Get
 	for lo < hi {

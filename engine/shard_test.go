@@ -477,13 +477,17 @@ func TestBuildShards(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer src.Close()
-	for _, n := range []int{1, 5} {
-		man := filepath.Join(dir, fmt.Sprintf("built%d.manifest", n))
-		m, err := BuildShards(src, man, &ShardOptions{Shards: n, Jobs: 2, MemoryBudget: 1 << 20})
+	for _, tc := range []struct {
+		partition string
+		n         int
+	}{{"", 1}, {PartitionRange, 5}, {PartitionHash, 1}, {PartitionHash, 4}} {
+		man := filepath.Join(dir, fmt.Sprintf("built-%s%d.manifest", tc.partition, tc.n))
+		m, err := BuildShards(src, man, &ShardOptions{Shards: tc.n, Jobs: 2, MemoryBudget: 1 << 20, Partition: tc.partition})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(m.Shards) != n || len(m.Tables) != 2 || len(m.Tables[0].Parts) != n {
+		n, hash := tc.n, tc.partition == PartitionHash
+		if len(m.Shards) != n || len(m.Tables) != 2 || len(m.Tables[0].Parts) != n || (m.Tables[1].Partition == PartitionHash) != hash {
 			t.Fatalf("manifest: %+v", m)
 		}
 		db, err := Open(man, &Options{Verify: true})
@@ -499,8 +503,40 @@ func TestBuildShards(t *testing.T) {
 			xb, _ := tb.Index("cat")
 			ia, ib := xa.NewCursor(All, All), xb.NewCursor(All, All)
 			sameWalk(t, name+" index", walk(&ia.Cursor, ia.First(), ia.Next, ia.Value), walk(&ib.Cursor, ib.First(), ib.Next, ib.Value), ia.Err(), ib.Err())
+			if !hash {
+				continue
+			}
+			// every key found where the one file has it (present and absent
+			// keys around the test data's edges), counts and ranks agree,
+			// row numbers are refused
+			for _, k := range boundKeys(name) {
+				v1, err1 := ta.Get(k)
+				v2, err2 := tb.Get(k)
+				r1, _ := ta.Rank(k)
+				r2, err := tb.Rank(k)
+				if !bytes.Equal(v1, v2) || err1 != err2 || r1 != r2 || err != nil {
+					t.Fatalf("%s: Get/Rank(%x): %q %v %d / %q %v %d %v", name, k, v1, err1, r1, v2, err2, r2, err)
+				}
+			}
+			ks := boundKeys(name)
+			n1, _ := ta.Count(Incl(ks[4]), Excl(ks[20]))
+			if n2, err := tb.Count(Incl(ks[4]), Excl(ks[20])); n1 != n2 || err != nil {
+				t.Fatalf("%s: Count %d / %d %v", name, n1, n2, err)
+			}
+			if _, _, err := tb.At(0); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "hash-partitioned") {
+				t.Fatalf("%s: At on a hash table: %v", name, err)
+			}
 		}
 		db.Close()
+	}
+	// a hash manifest checks that the shards are listed in slot order
+	hm, _ := BuildShards(src, filepath.Join(dir, "h.manifest"), &ShardOptions{Shards: 3, Partition: PartitionHash})
+	swapped := []string{hm.Shards[1], hm.Shards[0], hm.Shards[2]}
+	if _, err := HashManifest(dir, swapped); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "slot order") {
+		t.Fatalf("hash shards out of order: %v", err)
+	}
+	if _, err := BuildShards(src, filepath.Join(dir, "x.manifest"), &ShardOptions{Shards: 2, Partition: "list"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("unknown partition: %v", err)
 	}
 	if _, err := BuildShards(src, filepath.Join(dir, "x.manifest"), &ShardOptions{}); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("0 shards: %v", err)

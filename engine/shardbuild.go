@@ -22,6 +22,12 @@ type ShardOptions struct {
 	TempDir      string
 	// PageSize of the shards; 0 keeps the source's.
 	PageSize int
+	// Partition is PartitionRange ("" too) or PartitionHash: shard i then
+	// holds the keys whose HashSlot among Shards slots is i (point lookups
+	// and counts; no row numbers: docs/FORMAT.md). Each hash shard is built
+	// by a scan of the whole source that keeps its slot's rows, so a hash
+	// build reads the source Shards times (Jobs at once).
+	Partition string
 }
 
 // BuildShards writes the rows of src as range shards next to manifestPath,
@@ -36,6 +42,14 @@ func BuildShards(src *DB, manifestPath string, opts *ShardOptions) (*Manifest, e
 	o := *opts
 	if o.Shards < 1 || o.Shards > 1<<16 {
 		return nil, fmt.Errorf("%w: %d shards (1 to %d)", ErrInvalid, o.Shards, 1<<16)
+	}
+	manifest := RangeManifest
+	switch o.Partition {
+	case "", PartitionRange:
+	case PartitionHash:
+		manifest = HashManifest
+	default:
+		return nil, fmt.Errorf("%w: partition %q (range or hash)", ErrInvalid, o.Partition)
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.GOMAXPROCS(0)
@@ -75,7 +89,7 @@ func BuildShards(src *DB, manifestPath string, opts *ShardOptions) (*Manifest, e
 			return nil, fmt.Errorf("shard %d (%s): %w", i, names[i], err)
 		}
 	}
-	m, err := RangeManifest(dir, names)
+	m, err := manifest(dir, names)
 	if err == nil {
 		err = WriteManifest(manifestPath, m)
 	}
@@ -92,8 +106,8 @@ func removeShards(dir string, names []string) {
 	}
 }
 
-// buildShard writes shard i: rows [i*n/N, (i+1)*n/N) of every table and
-// the index entries whose primary key lies in that part's key range.
+// buildShard writes shard i: rows [i*n/N, (i+1)*n/N) of every table (range)
+// or the rows of hash slot i, and the index entries of those rows.
 func buildShard(src *DB, path string, i int, o *ShardOptions) error {
 	b, err := NewBuilder(&BuilderOptions{PageSize: o.PageSize, MemoryBudget: o.MemoryBudget / int64(o.Jobs),
 		TempDir: o.TempDir, Metadata: src.info.Metadata})
@@ -101,45 +115,26 @@ func buildShard(src *DB, path string, i int, o *ShardOptions) error {
 		return err
 	}
 	defer b.Close()
-	n := uint64(o.Shards)
 	for _, t := range src.tables {
-		rows := t.Len()
-		lo, hi := uint64(i)*rows/n, (uint64(i)+1)*rows/n
 		tb, err := b.Table(t.name, &TableOptions{Encoding: t.enc, Compression: t.comp})
 		if err != nil {
 			return err
 		}
-		var loKey, hiKey []byte // the part's keys: [loKey, hiKey), hiKey nil for the last part
-		c := t.NewCursor(All, All)
-		for ok := c.SeekRow(lo); ok && c.Row() < hi; ok = c.Next() {
-			if loKey == nil {
-				loKey = bytes.Clone(c.Key())
-			}
-			if err := tb.Append(c.Key(), c.Value()); err != nil {
-				c.Close()
-				return err
-			}
-		}
-		if err := c.Err(); err != nil && err != ErrClosed {
-			c.Close()
+		mine, err := copyShardRows(t, tb, i, o)
+		if err != nil {
 			return err
 		}
-		if hi < rows && c.SeekRow(hi) {
-			hiKey = bytes.Clone(c.Key())
-		}
-		c.Close()
 		for _, ix := range t.indexes {
 			ib, err := tb.AddIndex(ix.name, &IndexOptions{Unique: ix.unique, Encoding: ix.enc})
 			if err != nil {
 				return err
 			}
-			if loKey == nil {
+			if mine == nil {
 				continue // no rows here, so no entries
 			}
 			ic := ix.NewCursor(All, All)
 			for ok := ic.First(); ok; ok = ic.Next() {
-				pk := ic.PrimaryKey()
-				if bytes.Compare(pk, loKey) >= 0 && (hiKey == nil || bytes.Compare(pk, hiKey) < 0) {
+				if pk := ic.PrimaryKey(); mine(pk) {
 					if err := ib.Add(ic.IndexKey(), pk); err != nil {
 						ic.Close()
 						return err
@@ -155,4 +150,54 @@ func buildShard(src *DB, path string, i int, o *ShardOptions) error {
 	}
 	_, err = b.BuildToFile(path)
 	return err
+}
+
+// copyShardRows appends shard i's rows of t to tb and returns the test of
+// whether a primary key is one of them (nil when none is).
+func copyShardRows(t *Table, tb *TableBuilder, i int, o *ShardOptions) (func(pk []byte) bool, error) {
+	c := t.NewCursor(All, All)
+	defer c.Close()
+	var copied bool
+	if o.Partition == PartitionHash {
+		for ok := c.First(); ok; ok = c.Next() {
+			if HashSlot(c.Key(), o.Shards) == i {
+				if err := tb.Append(c.Key(), c.Value()); err != nil {
+					return nil, err
+				}
+				copied = true
+			}
+		}
+		if err := cursorErr(c); err != nil || !copied {
+			return nil, err
+		}
+		return func(pk []byte) bool { return HashSlot(pk, o.Shards) == i }, nil
+	}
+	n, rows := uint64(o.Shards), t.Len()
+	lo, hi := uint64(i)*rows/n, (uint64(i)+1)*rows/n
+	var loKey, hiKey []byte // the part's keys: [loKey, hiKey), hiKey nil for the last part
+	for ok := c.SeekRow(lo); ok && c.Row() < hi; ok = c.Next() {
+		if loKey == nil {
+			loKey = bytes.Clone(c.Key())
+		}
+		if err := tb.Append(c.Key(), c.Value()); err != nil {
+			return nil, err
+		}
+	}
+	if err := cursorErr(c); err != nil || loKey == nil {
+		return nil, err
+	}
+	if hi < rows && c.SeekRow(hi) {
+		hiKey = bytes.Clone(c.Key())
+	}
+	return func(pk []byte) bool {
+		return bytes.Compare(pk, loKey) >= 0 && (hiKey == nil || bytes.Compare(pk, hiKey) < 0)
+	}, nil
+}
+
+// cursorErr is c's error, but for the end of a walk.
+func cursorErr(c *Cursor) error {
+	if err := c.Err(); err != nil && err != ErrClosed {
+		return err
+	}
+	return nil
 }
