@@ -2,7 +2,8 @@
 // with Shards.WriteRangeManifest) opened with Database.Open reads as the same
 // rows in one file: gets, batches, counts, ranks, n-th rows, ranges and
 // cursors across every shard boundary both ways, an index merged across
-// shards; a missing shard is named in the error.
+// shards; a missing shard is named in the error; Refresh() follows a
+// manifest rewritten over the open one.
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -120,6 +121,34 @@ namespace DryDB.Tests
                 Assert.True(e.Message.Contains("shard 2 (shard-p2.drydb)"), e.Message);
             }
             Assert.Status(Status.Corrupt, () => Shards.WriteRangeManifest(Tmp("bad.manifest"), new[] { "shard-p1.drydb", "shard-p0.drydb" }), "shards out of order");
+        }
+
+        // New shards and a new manifest renamed over the old one: the reader
+        // answers from the old shard set until Refresh(), then from the new.
+        [Test]
+        public void RefreshFollowsAManifest()
+        {
+            Build(Tmp("a0.drydb"), 0, 100);
+            Build(Tmp("a1.drydb"), 100, 200);
+            var man = Tmp("live.manifest");
+            Shards.WriteRangeManifest(man, new[] { "shard-a0.drydb", "shard-a1.drydb" });
+            using (var db = Database.Open(man))
+            {
+                var t = db.GetTable("t");
+                Assert.Equal(200L, t.Count(), "old rows");
+                Assert.False(db.Refresh(), "nothing changed yet");
+                Build(Tmp("b0.drydb"), 0, 150);
+                Build(Tmp("b1.drydb"), 150, 300);
+                Shards.WriteRangeManifest(man, new[] { "shard-b0.drydb", "shard-b1.drydb" }); // atomic rename over the old one
+                Assert.Equal(200L, t.Count(), "the old version until Refresh");
+                Assert.True(t.Get(3L * 250) == null, "a new row before Refresh");
+                Assert.Str("v150", t.At(150).Value, "the old version's row 150");
+                Assert.True(db.Refresh(), "a new manifest");
+                Assert.Equal(300L, t.Count(), "new rows");
+                Assert.Str("v250", t.Get(3L * 250), "a new row after Refresh");
+                Assert.Equal(20L, t.Count(3L * 140, 3L * 160), "a count across the new shards' boundary");
+                db.Verify();
+            }
         }
     }
 }
