@@ -2,13 +2,16 @@ package engine
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ShardOptions configure BuildShards.
@@ -65,11 +68,10 @@ func BuildShards(src *DB, manifestPath string, opts *ShardOptions) (*Manifest, e
 	if dir == "" {
 		dir = "."
 	}
-	base = strings.TrimSuffix(base, filepath.Ext(base))
 	tag := rand.Uint32()
 	names := make([]string, o.Shards)
 	for i := range names {
-		names[i] = fmt.Sprintf("%s-%08x-%05d.drydb", base, tag, i)
+		names[i] = shardName(base, tag, i)
 	}
 	errs := make([]error, o.Shards)
 	sem := make(chan struct{}, o.Jobs)
@@ -98,6 +100,89 @@ func BuildShards(src *DB, manifestPath string, opts *ShardOptions) (*Manifest, e
 		return nil, err
 	}
 	return m, nil
+}
+
+// shardName is the file name of shard i of a build (tag) of the manifest
+// named base: "NAME-TAG-00003.drydb" for NAME.manifest. drydb.spark names
+// its shards the same way, so ShardGC finds both.
+func shardName(base string, tag uint32, i int) string {
+	return fmt.Sprintf("%s-%08x-%05d.drydb", strings.TrimSuffix(base, filepath.Ext(base)), tag, i)
+}
+
+// isShardName says whether name is shardName(base, some tag, some i).
+func isShardName(base, name string) bool {
+	stem := strings.TrimSuffix(base, filepath.Ext(base)) + "-"
+	rest, ok := strings.CutPrefix(name, stem)
+	if !ok || len(rest) != len("01234567-00000.drydb") || !strings.HasSuffix(rest, ".drydb") || rest[8] != '-' {
+		return false
+	}
+	for i, c := range rest[:14] {
+		hex := c >= '0' && c <= '9' || c >= 'a' && c <= 'f'
+		if i != 8 && (!hex || i > 8 && c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ShardGC deletes the shard files of older builds of the manifest at path:
+// files next to it named as BuildShards and drydb.spark name shards for it
+// ("NAME-TAG-00003.drydb") that the current manifest does not list. It
+// deletes nothing while the manifest is younger than grace (readers of the
+// version it replaced may not have refreshed yet: a reader opens shards at
+// first use, so a deleted shard it had not opened fails its reads, naming
+// it), nor shards younger than grace (a build in progress writes its shards
+// before its manifest). On POSIX a shard a reader has open stays readable
+// after its deletion (the mapping holds the file); on Windows deleting an
+// open shard fails: the error names it, and a later ShardGC retries. It
+// returns the names deleted.
+func ShardGC(path string, grace time.Duration) ([]string, error) {
+	m, _, err := readManifest(path)
+	if err != nil {
+		return nil, err
+	}
+	// the manifest's age: written after every shard it lists, it dates the
+	// replacement of the version before
+	if st, err := os.Stat(path); err != nil || time.Since(st.ModTime()) < grace {
+		return nil, err
+	}
+	live := map[string]bool{}
+	for _, s := range m.Shards {
+		live[s] = true
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	// Readdirnames, not os.ReadDir: ReadDir's sorting and entry types cost
+	// the C library kilobytes
+	d, err := os.Open(dir)
+	var names []string
+	if err == nil {
+		names, err = d.Readdirnames(-1)
+		d.Close()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("drydb: %w", err)
+	}
+	sort.Strings(names)
+	var removed []string
+	var errs []error
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if live[n] || !isShardName(base, n) {
+			continue
+		}
+		if fi, err := os.Lstat(p); err != nil || !fi.Mode().IsRegular() || time.Since(fi.ModTime()) < grace {
+			continue
+		}
+		if err := os.Remove(p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, n)
+	}
+	return removed, errors.Join(errs...)
 }
 
 func removeShards(dir string, names []string) {

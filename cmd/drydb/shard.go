@@ -15,7 +15,7 @@ import (
 
 var shardCommand = &command{
 	name:    "shard",
-	args:    "INPUT -o OUT.manifest --shards N [--hash] [build flags]",
+	args:    "INPUT -o OUT.manifest --shards N [--hash] [build flags] | --gc MANIFEST [--grace D]",
 	summary: "build a sharded database: N range (or hash) shards built in parallel, and their manifest",
 	setup:   func(fs *flag.FlagSet, c *ctx) { (&shardOpts{}).register(fs) },
 	run:     nil, // shard parses its own arguments: see runShard
@@ -43,13 +43,25 @@ then cut into shards.
   --hash                same as --partition hash: shard i holds the keys whose
                         FNV-1a hash mod N is i (point lookups, counts, rank and
                         cursors; row numbers (at, seek to a row) are refused)
+
+drydb shard --gc MANIFEST [--grace D] deletes the shards of older builds of
+MANIFEST (files named MANIFEST-TAG-NNNNN.drydb that it does not list), once
+both MANIFEST and those files are older than D (default 1h): readers of the
+replaced version must have refreshed by then, as they open shards at first
+use. On POSIX a shard a reader still has open stays readable after deletion;
+on Windows an open shard cannot be deleted: it is reported and the next
+--gc retries.
+
+  --gc                  delete old shards instead of building
+  --grace D             how old the manifest and the shards must be (1h, 30m)
 `
 }
 
 type shardOpts struct {
 	out, memory, tempDir, partition string
 	shards, jobs                    int
-	hash                            bool
+	hash, gc                        bool
+	grace                           time.Duration
 }
 
 func (o *shardOpts) register(fs *flag.FlagSet) {
@@ -61,6 +73,8 @@ func (o *shardOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.tempDir, "temp-dir", "", "`DIR` for temporary files (default: the system's)")
 	fs.StringVar(&o.partition, "partition", engine.PartitionRange, "`range` or hash partitioning")
 	fs.BoolVar(&o.hash, "hash", false, "same as --partition hash")
+	fs.BoolVar(&o.gc, "gc", false, "delete the shards of older builds of MANIFEST")
+	fs.DurationVar(&o.grace, "grace", time.Hour, "with --gc: the age of manifest and shards before deletion")
 }
 
 // runShard takes its own flags out of args; the rest go to build when the
@@ -94,6 +108,9 @@ func runShard(c *ctx, args []string) error {
 		if err := fs.Set(name, val); err != nil {
 			return usagef("%s: %v", a, err)
 		}
+	}
+	if o.gc {
+		return runShardGC(c, o, rest)
 	}
 	if o.out == "" {
 		return usagef("missing -o OUT.manifest")
@@ -155,4 +172,19 @@ func runShard(c *ctx, args []string) error {
 	}
 	fmt.Fprintf(c.out, "built %s: %d %s shards, %d tables, %d rows in %s\n", o.out, len(m.Shards), o.partition, len(m.Tables), rows, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+func runShardGC(c *ctx, o *shardOpts, rest []string) error {
+	if len(rest) != 1 {
+		return usagef("--gc takes one MANIFEST")
+	}
+	c.path = rest[0]
+	gone, err := engine.ShardGC(rest[0], o.grace)
+	for _, n := range gone {
+		fmt.Fprintf(c.out, "removed %s\n", n)
+	}
+	if err == nil {
+		fmt.Fprintf(c.out, "%d old shard files removed\n", len(gone))
+	}
+	return err
 }

@@ -68,10 +68,22 @@ func TestShard(t *testing.T) {
 	}
 	os.Remove(shards[0])
 	expect(t, drydb(t, dir, "", "verify", "a.manifest"), 1, filepath.Base(shards[0]))
+	// --gc: the shards of older builds go once manifest and shards are older
+	// than --grace; the current ones stay
+	expect(t, drydb(t, dir, "", "shard", f, "-o", "g.manifest", "--shards", "2"), 0, "built")
+	first, _ := filepath.Glob(filepath.Join(dir, "g-*.drydb"))
+	expect(t, drydb(t, dir, "", "shard", f, "-o", "g.manifest", "--shards", "3", "--hash"), 0, "built")
+	expect(t, drydb(t, dir, "", "shard", "--gc", "g.manifest"), 0, "0 old shard files removed")
+	expect(t, drydb(t, dir, "", "shard", "--gc", "g.manifest", "--grace", "0s"), 0, "removed "+filepath.Base(first[0]), "2 old shard files removed")
+	if now, _ := filepath.Glob(filepath.Join(dir, "g-*.drydb")); len(first) != 2 || len(now) != 3 {
+		t.Fatalf("shards before %v, after gc %v", first, now)
+	}
+	expect(t, drydb(t, dir, "", "verify", "g.manifest"), 0, "ok")
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
+		{[]string{"shard", "--gc", "a.manifest", "b.manifest"}, "one MANIFEST"},
 		{[]string{"shard", f, "--shards", "2"}, "missing -o"},
 		{[]string{"shard", f, "-o", "x.manifest"}, "missing --shards"},
 		{[]string{"shard", "-o", "x.manifest", "--shards", "2"}, "missing INPUT"},
