@@ -472,13 +472,19 @@ func TestShardHashIsFNV1a(t *testing.T) {
 	}
 }
 
-func TestBuildShards(t *testing.T) {
+// shardSource is shardFixture's directory and its one file, open.
+func shardSource(t *testing.T) (string, *DB) {
 	dir, one, _ := shardFixture(t)
 	src, err := Open(one, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	t.Cleanup(func() { src.Close() })
+	return dir, src
+}
+
+func TestBuildShards(t *testing.T) {
+	dir, src := shardSource(t)
 	for _, tc := range []struct {
 		partition string
 		n         int
@@ -546,12 +552,7 @@ func TestBuildShards(t *testing.T) {
 }
 
 func TestShardGC(t *testing.T) {
-	dir, one, _ := shardFixture(t)
-	src, err := Open(one, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	dir, src := shardSource(t)
 	man := filepath.Join(dir, "gc.manifest")
 	old, err := BuildShards(src, man, &ShardOptions{Shards: 3})
 	if err != nil {
