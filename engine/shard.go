@@ -364,26 +364,24 @@ func (m *Manifest) addShard(i int, db *DB, idx map[string]int) error {
 		mt := &m.Tables[j]
 		t, _ := db.Table(n)
 		p := ManifestPart{Shard: i, Rows: t.Len()}
-		if t.Len() > 0 {
-			first, _, err1 := t.At(0)
-			last, _, err2 := t.At(t.Len() - 1)
-			if err := errors.Join(err1, err2); err != nil {
+		for _, r := range []uint64{0, p.Rows - 1} { // the first and last rows
+			if p.Rows == 0 {
+				break
+			}
+			k, _, err := t.At(r)
+			if err != nil {
 				return err
 			}
-			p.First, p.Last = bytes.Clone(first), bytes.Clone(last)
-		}
-		if mt.Partition == PartitionRange {
-			if p.Rows > 0 {
-				mt.Parts = append(mt.Parts, p)
+			if mt.Partition == PartitionHash && HashSlot(k, len(m.Shards)) != i {
+				return fmt.Errorf("%w: table %q: key %x is not in hash slot %d (are the shards in slot order?)", ErrInvalid, n, k, i)
 			}
-			continue
+			p.First, p.Last = p.Last, bytes.Clone(k)
 		}
-		for _, k := range [][]byte{p.First, p.Last} {
-			if s := HashSlot(k, len(m.Shards)); p.Rows > 0 && s != i {
-				return fmt.Errorf("%w: table %q: key %x is in hash slot %d, not %d (are the shards in slot order?)", ErrInvalid, n, k, s, i)
-			}
+		if mt.Partition == PartitionHash {
+			mt.Parts = append(mt.Parts, ManifestPart{Shard: i, Rows: p.Rows})
+		} else if p.Rows > 0 {
+			mt.Parts = append(mt.Parts, p)
 		}
-		mt.Parts = append(mt.Parts, ManifestPart{Shard: i, Rows: p.Rows})
 	}
 	return nil
 }
