@@ -150,5 +150,51 @@ namespace DryDB.Tests
                 db.Verify();
             }
         }
+
+        // Hash shards (rows routed by FNV-1a-64 of the encoded key, computed
+        // here from the published definition) read as one file; row numbers
+        // are refused, and so are shards out of slot order.
+        [Test]
+        public void HashShards()
+        {
+            const int n = 3;
+            var rows = new List<int>[n];
+            for (int s = 0; s < n; s++) rows[s] = new List<int>();
+            for (int i = 0; i < Rows; i++)
+            {
+                ulong h = 14695981039346656037;
+                foreach (var b in Keys.Int64(3L * i)) h = (h ^ b) * 1099511628211;
+                rows[(int)(h % n)].Add(i);
+            }
+            var names = new List<string>();
+            for (int s = 0; s < n; s++)
+            {
+                names.Add("shard-h" + s + ".drydb");
+                using (var b = new DatabaseBuilder(new BuilderOptions { PageSize = 512 }))
+                {
+                    var t = b.CreateTable("t", KeyKind.Int64);
+                    foreach (var i in rows[s]) t.Append(3L * i, Fx.B("v" + i));
+                    b.Build(Tmp("h" + s + ".drydb"));
+                }
+            }
+            Assert.Status(Status.Invalid, () => Shards.WriteHashManifest(Tmp("bad.manifest"), new[] { names[1], names[0], names[2] }), "out of slot order");
+            Shards.WriteHashManifest(Tmp("h.manifest"), names);
+            using (var db = Database.Open(Tmp("h.manifest")))
+            {
+                var t = db.GetTable("t");
+                Assert.Equal((long)Rows, t.Count(), "rows");
+                for (int i = -1; i <= Rows; i++)
+                {
+                    var v = t.Get(3L * i);
+                    Assert.True(i >= 0 && i < Rows ? v != null && Fx.S(v) == "v" + i : v == null, "get " + i);
+                    Assert.True(t.Get(3L * i + 1) == null, "absent " + i);
+                }
+                Assert.Equal(20L, t.Count(3L * 140, 3L * 160), "a count");
+                Assert.Equal(140L, t.Rank(3L * 140), "a rank");
+                var e = Assert.Status(Status.Invalid, () => t.At(0), "At");
+                Assert.True(e.Message.Contains("hash-partitioned"), e.Message);
+                db.Verify();
+            }
+        }
     }
 }
