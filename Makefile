@@ -117,6 +117,13 @@ test-python: lib
 	  if [ $$rc -eq 5 ]; then echo "no Python tests collected yet: skipped"; else exit $$rc; fi; \
 	else echo "no Python tests yet: skipped"; fi
 
+# drydb.spark's test at the issue's scale: 1,000,000 rows per Spark build
+# (string and int keys, an index, range and hash, local[2]); make test and
+# CI run the same test at 100,000 rows (DRYDB_SPARK_ROWS).
+.PHONY: test-spark-full
+test-spark-full: lib
+	DRYDB_SPARK_ROWS=1000000 DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(PYTHON) -m pytest -q bindings/python/tests/test_spark.py
+
 test-csharp: lib
 	@if [ -f bindings/csharp/Makefile ]; then sh scripts/ensure-mono && DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(MAKE) -C bindings/csharp test; \
 	else echo "no C# tests yet: skipped"; fi

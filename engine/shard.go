@@ -73,6 +73,10 @@ func ShardHash(key []byte) uint64 {
 	return h
 }
 
+// HashSlot is the slot (part number) of an encoded key in a hash table of
+// slots parts: the one routing rule readers and every builder use.
+func HashSlot(key []byte, slots int) int { return int(ShardHash(key) % uint64(slots)) }
+
 // EncodeManifest returns the manifest file's bytes: the header line, then a
 // body of lines (not JSON: encoding/json would grow the C library by a
 // tenth of its size):
@@ -304,8 +308,22 @@ func WriteManifest(path string, m *Manifest) error {
 // dir) must hold the same tables, each shard's keys all above the previous
 // shard's. It reads each shard's first and last key and row count.
 func RangeManifest(dir string, shards []string) (*Manifest, error) {
+	return shardManifest(dir, shards, PartitionRange)
+}
+
+// HashManifest describes hash-sharded files: shard i (paths relative to
+// dir) holds, in every table, the keys whose HashSlot among len(shards)
+// slots is i; every shard has every table (possibly empty). It reads the
+// row counts, and checks each part's first and last key against its slot
+// (cheap: it catches shards listed out of order; Verify checks every key).
+func HashManifest(dir string, shards []string) (*Manifest, error) {
+	return shardManifest(dir, shards, PartitionHash)
+}
+
+func shardManifest(dir string, shards []string, partition string) (*Manifest, error) {
 	m := &Manifest{Version: ManifestVersion, Shards: shards}
 	idx := map[string]int{}
+	hash := partition == PartitionHash
 	for i, s := range shards {
 		db, err := Open(filepath.Join(dir, s), nil)
 		if err != nil {
@@ -314,34 +332,58 @@ func RangeManifest(dir string, shards []string) (*Manifest, error) {
 		if i == 0 {
 			for _, n := range db.Tables() {
 				idx[n] = len(m.Tables)
-				m.Tables = append(m.Tables, ManifestTable{Name: n, Partition: PartitionRange})
+				m.Tables = append(m.Tables, ManifestTable{Name: n, Partition: partition})
 			}
 		}
-		for _, n := range db.Tables() {
-			j, ok := idx[n]
-			if !ok {
-				db.Close()
-				return nil, fmt.Errorf("%w: shard %d (%s) has table %q that shard 0 lacks", ErrInvalid, i, s, n)
-			}
-			t, _ := db.Table(n)
-			if t.Len() == 0 {
-				continue
-			}
-			first, _, err1 := t.At(0)
-			last, _, err2 := t.At(t.Len() - 1)
-			if err := errors.Join(err1, err2); err != nil {
-				db.Close()
-				return nil, fmt.Errorf("shard %d (%s): %w", i, s, err)
-			}
-			m.Tables[j].Parts = append(m.Tables[j].Parts, ManifestPart{Shard: i,
-				First: bytes.Clone(first), Last: bytes.Clone(last), Rows: t.Len()})
-		}
+		err = m.addShard(i, db, idx)
 		db.Close()
+		if err != nil {
+			return nil, fmt.Errorf("shard %d (%s): %w", i, s, err)
+		}
+	}
+	for _, t := range m.Tables {
+		if hash && len(t.Parts) != len(shards) {
+			return nil, fmt.Errorf("%w: table %q is not in every shard", ErrInvalid, t.Name)
+		}
 	}
 	if err := m.check(); err != nil {
 		return nil, fmt.Errorf("%w (are the shards in key order?)", err)
 	}
 	return m, nil
+}
+
+// addShard adds shard i's part of each table: range parts with their first
+// and last keys (tables without rows there are not listed), hash parts with
+// those keys checked against the slot.
+func (m *Manifest) addShard(i int, db *DB, idx map[string]int) error {
+	for _, n := range db.Tables() {
+		j, ok := idx[n]
+		if !ok {
+			return fmt.Errorf("%w: table %q that shard 0 lacks", ErrInvalid, n)
+		}
+		mt := &m.Tables[j]
+		t, _ := db.Table(n)
+		p := ManifestPart{Shard: i, Rows: t.Len()}
+		for _, r := range []uint64{0, p.Rows - 1} { // the first and last rows
+			if p.Rows == 0 {
+				break
+			}
+			k, _, err := t.At(r)
+			if err != nil {
+				return err
+			}
+			if mt.Partition == PartitionHash && HashSlot(k, len(m.Shards)) != i {
+				return fmt.Errorf("%w: table %q: key %x is not in hash slot %d (are the shards in slot order?)", ErrInvalid, n, k, i)
+			}
+			p.First, p.Last = p.Last, bytes.Clone(k)
+		}
+		if mt.Partition == PartitionHash {
+			mt.Parts = append(mt.Parts, ManifestPart{Shard: i, Rows: p.Rows})
+		} else if p.Rows > 0 {
+			mt.Parts = append(mt.Parts, p)
+		}
+	}
+	return nil
 }
 
 // shardSet is the shards of an open manifest. Each opens at its first use.
@@ -428,7 +470,7 @@ func (st *shardedTable) table(i int) (*Table, error) {
 // whose first key is <= key (binary search), -1 when key is below them all.
 func (st *shardedTable) part(key []byte) int {
 	if st.hash {
-		return int(ShardHash(key) % uint64(len(st.parts)))
+		return HashSlot(key, len(st.parts))
 	}
 	lo, hi := 0, len(st.parts) // written out: sort.Search's closure costs a call per step on every Get
 	for lo < hi {
@@ -455,26 +497,34 @@ func clip(i, a, b int, lo, hi Bound) (Bound, Bound) {
 	return lo, hi
 }
 
+// readManifest reads and decodes the manifest at path; size is its length.
+func readManifest(path string) (m *Manifest, size int64, err error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, 0, fmt.Errorf("drydb: %w", err)
+	}
+	data, err := io.ReadAll(io.LimitReader(fh, maxManifest+1))
+	fh.Close()
+	if err != nil {
+		return nil, 0, fmt.Errorf("drydb: reading %s: %w", path, err)
+	}
+	if len(data) > maxManifest {
+		return nil, 0, fmt.Errorf("%w: manifest %s is larger than %d bytes", ErrTooLarge, path, maxManifest)
+	}
+	if m, err = DecodeManifest(data); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, int64(len(data)), nil
+}
+
 // OpenManifest opens a sharded database. Shards open at first use, except
 // the first shard (its metadata is the database's) and each table's first
 // part, which gives the table's key encoding, compression and indexes (every
 // shard of a table is built with the same options).
 func OpenManifest(path string, opts *Options) (*DB, error) {
-	fh, err := os.Open(path)
+	m, size, err := readManifest(path)
 	if err != nil {
-		return nil, fmt.Errorf("drydb: %w", err)
-	}
-	data, err := io.ReadAll(io.LimitReader(fh, maxManifest+1))
-	fh.Close()
-	if err != nil {
-		return nil, fmt.Errorf("drydb: reading %s: %w", path, err)
-	}
-	if len(data) > maxManifest {
-		return nil, fmt.Errorf("%w: manifest %s is larger than %d bytes", ErrTooLarge, path, maxManifest)
-	}
-	m, err := DecodeManifest(data)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	var o Options
 	if opts != nil {
@@ -484,7 +534,7 @@ func OpenManifest(path string, opts *Options) (*DB, error) {
 	o.Verify = false // Verify below checks every shard and the manifest's claims on them
 	set := &shardSet{path: path, dir: filepath.Dir(path), names: m.Shards, opts: o, dbs: make([]*DB, len(m.Shards))}
 	db := &DB{byName: map[string]*Table{}, shards: set, manifest: m}
-	db.info = Info{FileSize: int64(len(data))}
+	db.info = Info{FileSize: size}
 	if st, err := os.Stat(path); err == nil {
 		db.info.Created = st.ModTime()
 	}

@@ -686,6 +686,20 @@ DRYDB_API int drydb_table_codec(drydb_table *tbl, const char **name);
  * order or of different tables). */
 DRYDB_API int drydb_write_range_manifest(const char *path, const char *const *shards, size_t n);
 
+/* As drydb_write_range_manifest, for hash shards: shard i holds, in every
+ * table, the keys whose slot is i among n slots (drydb_shard_slots); every
+ * shard has every table (an empty one too). Checks each shard's first and
+ * last keys against its slot (DRYDB_INVALID: shards out of slot order);
+ * drydb_verify checks every key. Hash tables serve gets, counts, rank and
+ * cursors (merged in key order); row numbers are refused (DRYDB_INVALID). */
+DRYDB_API int drydb_write_hash_manifest(const char *path, const char *const *shards, size_t n);
+
+/* The hash slots among `slots` (>= 1) of `n` encoded keys (the bytes a
+ * table stores: the drydb_key_* encodings), given one after another in
+ * `keys`, key i being `lens[i]` bytes: out[i] = FNV-1a-64(key i) mod slots.
+ * For builders that write hash shards themselves (drydb.spark). */
+DRYDB_API int drydb_shard_slots(const uint8_t *keys, const size_t *lens, size_t n, uint32_t slots, uint32_t *out);
+
 #endif /* DRYDB__TYPES_ONLY */
 
 /* ------------------------------------------------------------------------ */

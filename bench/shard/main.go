@@ -6,6 +6,10 @@
 // manifest/one file.
 //
 //	go run ./bench/shard -rows 1000000 -shards 8 -reps 7
+//
+// With -one and -manifest it measures those files instead (the same rows:
+// bench/shard/spark_build.py passes the databases Spark built), table
+// -table, the boundary being the manifest's first part boundary.
 package main
 
 import (
@@ -29,7 +33,14 @@ func main() {
 	reps := flag.Int("reps", 7, "repetitions; the median is reported")
 	target := flag.Duration("target", 200*time.Millisecond, "time per repetition")
 	dir := flag.String("dir", "", "working directory (default: a temporary one, removed)")
+	oneFlag := flag.String("one", "", "measure this file (with -manifest) instead of building")
+	manFlag := flag.String("manifest", "", "the manifest of the same rows as -one")
+	table := flag.String("table", "t", "the table read")
 	flag.Parse()
+	if *oneFlag != "" {
+		measure(*oneFlag, *manFlag, *table, *reps, *target)
+		return
+	}
 	if *dir == "" {
 		d, err := os.MkdirTemp("", "drydb-shard-bench-")
 		check(err)
@@ -56,15 +67,42 @@ func main() {
 	check(err)
 	fmt.Fprintf(os.Stderr, "%d rows, %d shards built from one file in %s\n", *rows, *shards, time.Since(start).Round(time.Millisecond))
 	src.Close()
+	measure(one, man, "t", *reps, *target)
+}
 
+// measure times gets of random existing keys, a 100-row scan and a count
+// across the boundary of the manifest's first two parts, on one and on man.
+func measure(one, man, table string, reps int, target time.Duration) {
+	db, err := engine.Open(one, nil)
+	check(err)
+	tbl, err := db.Table(table)
+	check(err)
+	rows := tbl.Len()
 	keys := make([][]byte, 1<<16)
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range keys {
-		keys[i] = keyenc.EncodeInt64(int64(r.IntN(*rows)))
+		k, _, err := tbl.At(r.Uint64N(rows))
+		check(err)
+		keys[i] = append([]byte(nil), k...)
 	}
-	// the boundary between the first two shards: row rows/shards
-	edge := int64(*rows / *shards)
-	lo, hi := keyenc.EncodeInt64(edge-50), keyenc.EncodeInt64(edge+50)
+	sh, err := engine.Open(man, nil)
+	check(err)
+	m := sh.Manifest()
+	shards := len(m.Shards)
+	if len(m.Tables[0].Parts) < 2 {
+		check(fmt.Errorf("%s: fewer than 2 parts", man))
+	}
+	sh.Close()
+	// rows edge-50 .. edge+49: the first row of part 1 is row edge
+	edge, err := tbl.Rank(m.Tables[0].Parts[1].First)
+	check(err)
+	lo, _, err := tbl.At(edge - 50)
+	check(err)
+	lo = append([]byte(nil), lo...)
+	hi, _, err := tbl.At(edge + 50)
+	check(err)
+	hi = append([]byte(nil), hi...)
+	db.Close()
 
 	medians := map[string]map[string]float64{}
 	for _, layout := range []string{"one", "manifest"} {
@@ -74,7 +112,7 @@ func main() {
 		}
 		db, err := engine.Open(path, nil)
 		check(err)
-		tbl, err := db.Table("t")
+		tbl, err := db.Table(table)
 		check(err)
 		ops := map[string]func(n int){
 			"get": func(n int) {
@@ -115,14 +153,14 @@ func main() {
 			for {
 				s := time.Now()
 				op(n)
-				if d := time.Since(s); d >= *target/4 {
-					n = int(float64(n) * float64(*target) / float64(d))
+				if d := time.Since(s); d >= target/4 {
+					n = int(float64(n) * float64(target) / float64(d))
 					break
 				}
 				n *= 4
 			}
 			var ns []float64
-			for k := 0; k < *reps; k++ {
+			for k := 0; k < reps; k++ {
 				s := time.Now()
 				op(n)
 				ns = append(ns, float64(time.Since(s).Nanoseconds())/float64(n))
@@ -130,7 +168,7 @@ func main() {
 			sort.Float64s(ns)
 			med := ns[len(ns)/2]
 			medians[layout][name] = med
-			line, _ := json.Marshal(map[string]any{"layout": layout, "shards": *shards, "rows": *rows, "op": name,
+			line, _ := json.Marshal(map[string]any{"layout": layout, "shards": shards, "rows": rows, "op": name,
 				"ns_per_op": round(med), "ops_per_rep": n, "reps": roundAll(ns)})
 			fmt.Println(string(line))
 		}

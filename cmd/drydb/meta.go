@@ -195,6 +195,13 @@ func runInfo(c *ctx) error {
 			fmt.Fprintf(w, "  key columns:  %s\n", t.KeyColumns)
 		}
 		fmt.Fprintf(w, "  rows:         %d\n", t.Rows)
+		if m := c.db.Manifest(); m != nil {
+			for _, mt := range m.Tables {
+				if mt.Name == t.Name {
+					fmt.Fprintf(w, "  partition:    %s, %d parts\n", mt.Partition, len(mt.Parts))
+				}
+			}
+		}
 		fmt.Fprintf(w, "  compression:  %s\n", t.Compression)
 		if t.ValueFormat != "" {
 			fmt.Fprintf(w, "  values:       %s\n", t.ValueFormat)

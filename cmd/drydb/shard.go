@@ -15,8 +15,8 @@ import (
 
 var shardCommand = &command{
 	name:    "shard",
-	args:    "INPUT -o OUT.manifest --shards N [build flags]",
-	summary: "build a sharded database: N range shards built in parallel, and their manifest",
+	args:    "INPUT -o OUT.manifest --shards N [--hash] [build flags] | --gc MANIFEST [--grace D]",
+	summary: "build a sharded database: N range (or hash) shards built in parallel, and their manifest",
 	setup:   func(fs *flag.FlagSet, c *ctx) { (&shardOpts{}).register(fs) },
 	run:     nil, // shard parses its own arguments: see runShard
 }
@@ -39,12 +39,29 @@ then cut into shards.
   --jobs J              shards built at once (default: the number of CPUs)
   --memory SIZE         memory budget shared by the builds at once (default 256MiB)
   --temp-dir DIR        for spilled sort runs (default: the system's)
+  --partition range|hash  how keys are spread over the shards (default range)
+  --hash                same as --partition hash: shard i holds the keys whose
+                        FNV-1a hash mod N is i (point lookups, counts, rank and
+                        cursors; row numbers (at, seek to a row) are refused)
+
+drydb shard --gc MANIFEST [--grace D] deletes the shards of older builds of
+MANIFEST (files named MANIFEST-TAG-NNNNN.drydb that it does not list), once
+both MANIFEST and those files are older than D (default 1h): readers of the
+replaced version must have refreshed by then, as they open shards at first
+use. On POSIX a shard a reader still has open stays readable after deletion;
+on Windows an open shard cannot be deleted: it is reported and the next
+--gc retries.
+
+  --gc                  delete old shards instead of building
+  --grace D             how old the manifest and the shards must be (1h, 30m)
 `
 }
 
 type shardOpts struct {
-	out, memory, tempDir string
-	shards, jobs         int
+	out, memory, tempDir, partition string
+	shards, jobs                    int
+	hash, gc                        bool
+	grace                           time.Duration
 }
 
 func (o *shardOpts) register(fs *flag.FlagSet) {
@@ -54,6 +71,10 @@ func (o *shardOpts) register(fs *flag.FlagSet) {
 	fs.IntVar(&o.jobs, "jobs", 0, "shards built at once (default: CPUs)")
 	fs.StringVar(&o.memory, "memory", "256MiB", "memory budget shared by the builds at once")
 	fs.StringVar(&o.tempDir, "temp-dir", "", "`DIR` for temporary files (default: the system's)")
+	fs.StringVar(&o.partition, "partition", engine.PartitionRange, "`range` or hash partitioning")
+	fs.BoolVar(&o.hash, "hash", false, "same as --partition hash")
+	fs.BoolVar(&o.gc, "gc", false, "delete the shards of older builds of MANIFEST")
+	fs.DurationVar(&o.grace, "grace", time.Hour, "with --gc: the age of manifest and shards before deletion")
 }
 
 // runShard takes its own flags out of args; the rest go to build when the
@@ -75,7 +96,9 @@ func runShard(c *ctx, args []string) error {
 			rest = append(rest, a)
 			continue
 		}
-		if !hasVal {
+		if bf, ok := fs.Lookup(name).Value.(interface{ IsBoolFlag() bool }); !hasVal && ok && bf.IsBoolFlag() {
+			val = "true"
+		} else if !hasVal {
 			if i+1 == len(args) {
 				return usagef("flag needs an argument: %s", a)
 			}
@@ -86,6 +109,9 @@ func runShard(c *ctx, args []string) error {
 			return usagef("%s: %v", a, err)
 		}
 	}
+	if o.gc {
+		return runShardGC(c, o, rest)
+	}
 	if o.out == "" {
 		return usagef("missing -o OUT.manifest")
 	}
@@ -94,6 +120,12 @@ func runShard(c *ctx, args []string) error {
 	}
 	if len(rest) == 0 {
 		return usagef("missing INPUT")
+	}
+	if o.hash {
+		o.partition = engine.PartitionHash
+	}
+	if o.partition != engine.PartitionRange && o.partition != engine.PartitionHash {
+		return usagef("--partition %q: range or hash", o.partition)
 	}
 	mem, err := parseSize(o.memory)
 	if err != nil {
@@ -128,7 +160,7 @@ func runShard(c *ctx, args []string) error {
 	}
 	defer src.Close()
 	c.path = o.out
-	m, err := engine.BuildShards(src, o.out, &engine.ShardOptions{Shards: o.shards, Jobs: o.jobs, MemoryBudget: mem, TempDir: o.tempDir})
+	m, err := engine.BuildShards(src, o.out, &engine.ShardOptions{Shards: o.shards, Jobs: o.jobs, MemoryBudget: mem, TempDir: o.tempDir, Partition: o.partition})
 	if err != nil {
 		return err
 	}
@@ -138,6 +170,21 @@ func runShard(c *ctx, args []string) error {
 			rows += p.Rows
 		}
 	}
-	fmt.Fprintf(c.out, "built %s: %d shards, %d tables, %d rows in %s\n", o.out, len(m.Shards), len(m.Tables), rows, time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(c.out, "built %s: %d %s shards, %d tables, %d rows in %s\n", o.out, len(m.Shards), o.partition, len(m.Tables), rows, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+func runShardGC(c *ctx, o *shardOpts, rest []string) error {
+	if len(rest) != 1 {
+		return usagef("--gc takes one MANIFEST")
+	}
+	c.path = rest[0]
+	gone, err := engine.ShardGC(rest[0], o.grace)
+	for _, n := range gone {
+		fmt.Fprintf(c.out, "removed %s\n", n)
+	}
+	if err == nil {
+		fmt.Fprintf(c.out, "%d old shard files removed\n", len(gone))
+	}
+	return err
 }

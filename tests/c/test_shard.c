@@ -2,7 +2,9 @@
  * read through the C API gives what the same rows in one file give: point
  * lookups, batches, counts, ranks, n-th rows, ranges and cursors across
  * every shard boundary in both directions, an index merged across shards;
- * a missing shard is named in the error. */
+ * a missing shard is named in the error; a reader refreshes onto a manifest
+ * rewritten over its own (hash shards: drydb_shard_slots,
+ * drydb_write_hash_manifest). */
 #include <stdint.h>
 #include <unistd.h>
 
@@ -13,8 +15,9 @@ static const int cuts[] = {0, 500, 1200, 1201, ROWS}; /* 4 shards, one of a sing
 #define NSHARDS 4
 
 /* rows [from, to): "ints" int64 key 3*i, value "v<i>"; index "mod" int64 i % 5;
- * "zs": the same keys, zstd pages */
-static void build(const char *path, int from, int to) {
+ * "zs": the same keys, zstd pages. With nslots > 0 only the rows whose key's
+ * hash slot (drydb_shard_slots) among nslots is slot. */
+static void build_slot(const char *path, int from, int to, uint32_t slot, uint32_t nslots) {
     drydb_builder *b;
     drydb_tbuilder *ti, *tz;
     drydb_ibuilder *ib;
@@ -28,6 +31,12 @@ static void build(const char *path, int from, int to) {
         int n = snprintf(v, sizeof v, "v%d", i);
         drydb_key_int64(3 * (int64_t)i, k);
         drydb_key_int64(i % 5, ik);
+        if (nslots > 0) {
+            size_t kl = 8;
+            uint32_t got;
+            OK(drydb_shard_slots(k, &kl, 1, nslots, &got));
+            if (got != slot) continue;
+        }
         OK(drydb_builder_append(ti, k, 8, (const uint8_t *)v, (size_t)n));
         OK(drydb_builder_append(tz, k, 8, (const uint8_t *)v, (size_t)n));
         OK(drydb_builder_index_add(ib, ik, 8, k, 8));
@@ -35,6 +44,8 @@ static void build(const char *path, int from, int to) {
     OK(drydb_builder_build_file(b, path));
     OK(drydb_builder_free(b));
 }
+
+static void build(const char *path, int from, int to) { build_slot(path, from, to, 0, 0); }
 
 static int same(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
     return al == bl && (al == 0 || memcmp(a, b, al) == 0);
@@ -235,6 +246,58 @@ int main(void) {
     CHECK(drydb_verify(db) != DRYDB_OK);
     CHECK(strstr(drydb_errmsg(), "p3.drydb") != NULL);
     OK(drydb_close(db));
+
+    /* refresh on a manifest: a reader keeps the old shard set's answers
+     * until drydb_refresh, then sees the new manifest's (here: range shards
+     * replaced by hash shards of more rows) */
+    const char *olds[2] = {"r0.drydb", "r1.drydb"}, *news[3] = {"h0.drydb", "h1.drydb", "h2.drydb"};
+    for (int s = 0; s < 2; s++) {
+        char *p = tu_path(olds[s]);
+        build(p, 100 * s, 100 * (s + 1));
+        free(p);
+    }
+    char *live = tu_path("live.manifest");
+    OK(drydb_write_range_manifest(live, olds, 2));
+    OK(drydb_open(live, 0, 0, &db));
+    OK(drydb_table_open(db, "ints", &t));
+    int changed = -1;
+    OK(drydb_refresh(db, &changed));
+    CHECK(changed == 0);
+    uint64_t cnt;
+    for (int s = 0; s < 3; s++) {
+        char *p = tu_path(news[s]);
+        build_slot(p, 0, 300, (uint32_t)s, 3);
+        free(p);
+    }
+    /* out of slot order: refused, clearly */
+    const char *swapped[3] = {"h1.drydb", "h0.drydb", "h2.drydb"};
+    CHECK_RC(drydb_write_hash_manifest(live, swapped, 3), DRYDB_INVALID);
+    CHECK(strstr(drydb_errmsg(), "slot order") != NULL);
+    OK(drydb_write_hash_manifest(live, news, 3));
+    drydb_key_int64(3 * 250, key);
+    for (int round = 0; round < 2; round++) {
+        OK(drydb_count(t, NULL, 0, DRYDB_UNBOUNDED, NULL, 0, DRYDB_UNBOUNDED, &cnt));
+        CHECK(cnt == (round ? 300u : 200u));
+        if (round == 0) {
+            CHECK_RC(drydb_get(t, key, 8, &v, &vl), DRYDB_NOTFOUND);
+            const uint8_t *k1, *v1;
+            size_t kl1, vl1;
+            OK(drydb_at(t, 150, &k1, &kl1, &v1, &vl1)); /* range shards: row numbers */
+            CHECK(same(v1, vl1, (const uint8_t *)"v150", 4));
+            OK(drydb_refresh(db, &changed));
+            CHECK(changed == 1);
+        } else {
+            OK(drydb_get(t, key, 8, &v, &vl));
+            CHECK(same(v, vl, (const uint8_t *)"v250", 4));
+            const uint8_t *k1, *v1;
+            size_t kl1, vl1;
+            CHECK_RC(drydb_at(t, 150, &k1, &kl1, &v1, &vl1), DRYDB_INVALID); /* hash shards: none */
+            CHECK(strstr(drydb_errmsg(), "hash-partitioned") != NULL);
+        }
+    }
+    OK(drydb_verify(db));
+    OK(drydb_close(db));
+    free(live);
     free(p3);
     free(one);
     free(man);

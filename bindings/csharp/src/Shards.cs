@@ -19,6 +19,22 @@ namespace DryDB
         /// give Status.Corrupt, a missing one Status.IO.</summary>
         public static void WriteRangeManifest(string path, IList<string> shards)
         {
+            Write(path, shards, false);
+        }
+
+        /// <summary>Writes the manifest at <paramref name="path"/> for hash
+        /// shards: shard i holds, in every table, the keys whose hash slot
+        /// (FNV-1a-64 of the encoded key mod the number of shards) is i.
+        /// Hash tables serve gets, counts, ranks and ranges, not row numbers
+        /// (At gives Status.Invalid). Shards out of slot order give
+        /// Status.Invalid.</summary>
+        public static void WriteHashManifest(string path, IList<string> shards)
+        {
+            Write(path, shards, true);
+        }
+
+        static void Write(string path, IList<string> shards, bool hash)
+        {
             if (path == null) throw new ArgumentNullException("path");
             if (shards == null) throw new ArgumentNullException("shards");
             Native.EnsureLoaded();
@@ -35,7 +51,8 @@ namespace DryDB
                 int rc;
                 fixed (byte* pp = p)
                 fixed (IntPtr* np = names)
-                    rc = drydb_write_range_manifest(pp, np, (UIntPtr)shards.Count);
+                    rc = hash ? drydb_write_hash_manifest(pp, np, (UIntPtr)shards.Count)
+                              : drydb_write_range_manifest(pp, np, (UIntPtr)shards.Count);
                 Native.Check(rc);
             }
             finally
@@ -47,5 +64,9 @@ namespace DryDB
         [SuppressUnmanagedCodeSecurity]
         [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         static extern int drydb_write_range_manifest(byte* path, IntPtr* shards, UIntPtr n);
+
+        [SuppressUnmanagedCodeSecurity]
+        [DllImport(Native.Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        static extern int drydb_write_hash_manifest(byte* path, IntPtr* shards, UIntPtr n);
     }
 }

@@ -2,7 +2,8 @@
 // with Shards.WriteRangeManifest) opened with Database.Open reads as the same
 // rows in one file: gets, batches, counts, ranks, n-th rows, ranges and
 // cursors across every shard boundary both ways, an index merged across
-// shards; a missing shard is named in the error.
+// shards; a missing shard is named in the error; Refresh() follows a
+// manifest rewritten over the open one.
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -120,6 +121,80 @@ namespace DryDB.Tests
                 Assert.True(e.Message.Contains("shard 2 (shard-p2.drydb)"), e.Message);
             }
             Assert.Status(Status.Corrupt, () => Shards.WriteRangeManifest(Tmp("bad.manifest"), new[] { "shard-p1.drydb", "shard-p0.drydb" }), "shards out of order");
+        }
+
+        // New shards and a new manifest renamed over the old one: the reader
+        // answers from the old shard set until Refresh(), then from the new.
+        [Test]
+        public void RefreshFollowsAManifest()
+        {
+            Build(Tmp("a0.drydb"), 0, 100);
+            Build(Tmp("a1.drydb"), 100, 200);
+            var man = Tmp("live.manifest");
+            Shards.WriteRangeManifest(man, new[] { "shard-a0.drydb", "shard-a1.drydb" });
+            using (var db = Database.Open(man))
+            {
+                var t = db.GetTable("t");
+                Assert.Equal(200L, t.Count(), "old rows");
+                Assert.False(db.Refresh(), "nothing changed yet");
+                Build(Tmp("b0.drydb"), 0, 150);
+                Build(Tmp("b1.drydb"), 150, 300);
+                Shards.WriteRangeManifest(man, new[] { "shard-b0.drydb", "shard-b1.drydb" }); // atomic rename over the old one
+                Assert.Equal(200L, t.Count(), "the old version until Refresh");
+                Assert.True(t.Get(3L * 250) == null, "a new row before Refresh");
+                Assert.Str("v150", t.At(150).Value, "the old version's row 150");
+                Assert.True(db.Refresh(), "a new manifest");
+                Assert.Equal(300L, t.Count(), "new rows");
+                Assert.Str("v250", t.Get(3L * 250), "a new row after Refresh");
+                Assert.Equal(20L, t.Count(3L * 140, 3L * 160), "a count across the new shards' boundary");
+                db.Verify();
+            }
+        }
+
+        // Hash shards (rows routed by FNV-1a-64 of the encoded key, computed
+        // here from the published definition) read as one file; row numbers
+        // are refused, and so are shards out of slot order.
+        [Test]
+        public void HashShards()
+        {
+            const int n = 3;
+            var rows = new List<int>[n];
+            for (int s = 0; s < n; s++) rows[s] = new List<int>();
+            for (int i = 0; i < Rows; i++)
+            {
+                ulong h = 14695981039346656037;
+                foreach (var b in Keys.Int64(3L * i)) h = (h ^ b) * 1099511628211;
+                rows[(int)(h % n)].Add(i);
+            }
+            var names = new List<string>();
+            for (int s = 0; s < n; s++)
+            {
+                names.Add("shard-h" + s + ".drydb");
+                using (var b = new DatabaseBuilder(new BuilderOptions { PageSize = 512 }))
+                {
+                    var t = b.CreateTable("t", KeyKind.Int64);
+                    foreach (var i in rows[s]) t.Append(3L * i, Fx.B("v" + i));
+                    b.Build(Tmp("h" + s + ".drydb"));
+                }
+            }
+            Assert.Status(Status.Invalid, () => Shards.WriteHashManifest(Tmp("bad.manifest"), new[] { names[1], names[0], names[2] }), "out of slot order");
+            Shards.WriteHashManifest(Tmp("h.manifest"), names);
+            using (var db = Database.Open(Tmp("h.manifest")))
+            {
+                var t = db.GetTable("t");
+                Assert.Equal((long)Rows, t.Count(), "rows");
+                for (int i = -1; i <= Rows; i++)
+                {
+                    var v = t.Get(3L * i);
+                    Assert.True(i >= 0 && i < Rows ? v != null && Fx.S(v) == "v" + i : v == null, "get " + i);
+                    Assert.True(t.Get(3L * i + 1) == null, "absent " + i);
+                }
+                Assert.Equal(20L, t.Count(3L * 140, 3L * 160), "a count");
+                Assert.Equal(140L, t.Rank(3L * 140), "a rank");
+                var e = Assert.Status(Status.Invalid, () => t.At(0), "At");
+                Assert.True(e.Message.Contains("hash-partitioned"), e.Message);
+                db.Verify();
+            }
         }
     }
 }

@@ -46,7 +46,7 @@ from .codecs import Codec, JsonCodec, MsgpackCodec, get_codec, register_codec
 from .keys import (KEY_BYTES, KEY_COMPOSITE, KEY_FLOAT64, KEY_INT64, KEY_STRING,
                    KEY_UINT64, KEY_ULID, KEY_UUID, ULID)
 from ._lib import library_path, library_version
-from .shard import write_range_manifest
+from .shard import shard_slots, write_hash_manifest, write_range_manifest
 
 __version__ = "0.1.0"
 

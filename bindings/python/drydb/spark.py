@@ -14,6 +14,12 @@ driver then writes the manifest (atomically, after every shard is in place),
 reading each shard's first and last keys. Secondary indexes are built per
 shard over the shard's rows (index entries live in the shard of their row).
 
+With ``partition="hash"`` shard ``i`` holds the rows whose key hashes to
+slot ``i`` (the library's rule, :func:`drydb.shard_slots`): rows are routed
+by ``partitionBy`` on the slot and sorted within each partition by encoded
+key (``repartitionAndSortWithinPartitions``). Hash shards serve point
+lookups, counts and key-ordered ranges, not row numbers (``at``).
+
 The path must be on a filesystem that the driver and every executor share
 (local mode, NFS, a cluster filesystem mounted on every node): object stores
 (S3, GCS, ABFS) are not supported. Executors need the ``drydb`` package and
@@ -24,7 +30,8 @@ import os
 import random
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple, Union
 
-from .shard import write_range_manifest
+from . import keys as _keys
+from .shard import shard_slots, write_hash_manifest, write_range_manifest
 
 # Spark SQL types (by simpleString) and the drydb key kinds whose byte order
 # is Spark's order of the same values (range partitions must agree with it).
@@ -48,7 +55,7 @@ def write(df: Any, path: Union[str, "os.PathLike[str]"], key: str, shards: int, 
           indexes: Optional[Union[Dict[str, str], Iterable[str]]] = None,
           compression: Optional[str] = None, table: str = "data", codec: str = "json",
           page_size: int = 4096,
-          memory_budget: int = 0) -> List[str]:
+          memory_budget: int = 0, partition: str = "range") -> List[str]:
     """Write ``df`` as a sharded database whose manifest is ``path``; return
     the shard file names (relative to the manifest's directory).
 
@@ -61,9 +68,13 @@ def write(df: Any, path: Union[str, "os.PathLike[str]"], key: str, shards: int, 
     ``"msgpack"``, recorded in the shards for readers). ``compression``:
     None, ``"zstd"`` or ``"s2"``. ``memory_budget``: per task, before the
     builder spills sorted runs to disk (0: the library's default).
+    ``partition``: ``"range"`` (key ranges, every read) or ``"hash"``
+    (exactly ``shards`` hash slots; no row numbers).
     """
     if shards < 1:
         raise ValueError("drydb.spark: shards must be at least 1")
+    if partition not in ("range", "hash"):
+        raise ValueError("drydb.spark: partition must be \"range\" or \"hash\", not %r" % (partition,))
     path = os.fspath(path)
     kkind = _kind(df, key, "key")
     if indexes is None:
@@ -76,7 +87,6 @@ def write(df: Any, path: Union[str, "os.PathLike[str]"], key: str, shards: int, 
     # a tag per write: readers of an older manifest of the same name keep
     # their shards
     tag = "%08x" % random.getrandbits(32)
-    parted = df.repartitionByRange(shards, key).sortWithinPartitions(key)
 
     def build(i: int, rows: Iterator[Any]) -> Iterator[Tuple[int, str]]:
         from drydb import Builder  # on the executor
@@ -89,10 +99,35 @@ def write(df: Any, path: Union[str, "os.PathLike[str]"], key: str, shards: int, 
             t.add_many(_pairs(rows, key))
         yield i, name
 
-    built = sorted(parted.rdd.mapPartitionsWithIndex(build).collect())
+    if partition == "hash":
+        rdd = (df.rdd.mapPartitions(lambda rows: _slotted(rows, key, kkind, shards))
+               .repartitionAndSortWithinPartitions(shards, partitionFunc=lambda k: k[0]).values())
+    else:
+        rdd = df.repartitionByRange(shards, key).sortWithinPartitions(key).rdd
+    built = sorted(rdd.mapPartitionsWithIndex(build).collect())
     names = [n for _, n in built]
-    write_range_manifest(path, names)
+    (write_hash_manifest if partition == "hash" else write_range_manifest)(path, names)
     return names
+
+
+_ENCODE = {"int64": _keys.encode_int64, "string": _keys.encode_string, "bytes": _keys.encode_bytes}
+
+
+def _slotted(rows: Iterator[Any], key: str, kind: str, slots: int,
+             batch: int = 4096) -> Iterator[Tuple[Tuple[int, bytes], Any]]:
+    """((slot, encoded key), row) for each row: sorting by that pair within
+    a slot's partition is sorting by encoded key, the table's order."""
+    enc = _ENCODE[kind]
+    while True:
+        rs = [r for _, r in zip(range(batch), rows)]
+        if not rs:
+            return
+        ks = []
+        for r in rs:
+            if r[key] is None:
+                raise ValueError("drydb.spark: row with a null key in column %r" % key)
+            ks.append(enc(r[key]))
+        yield from zip(zip(shard_slots(ks, slots), ks), rs)
 
 
 def _pairs(rows: Iterator[Any], key: str) -> Iterator[Tuple[Any, Dict[str, Any]]]:

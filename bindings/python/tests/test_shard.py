@@ -11,14 +11,15 @@ ROWS = 3000
 CUTS = [0, 800, 1700, 1701, ROWS]  # four shards, one holding a single row
 
 
-def _build(path, rows):
+def _build(path, rows, names=True):
     with drydb.Builder(path, page_size=512) as b:
         t = b.table("items", key="int64", codec="json")
         t.index("by_cat", key="string", func=lambda k, v: v["cat"])
-        z = b.table("names", key="string", compression="zstd")
+        z = b.table("names", key="string", compression="zstd") if names else None
         for i in rows:
             t.add(3 * i, {"cat": "c%d" % (i % 7), "n": i})
-            z.add("k%05d" % i, b"v%d" % i)
+            if z:
+                z.add("k%05d" % i, b"v%d" % i)
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +142,34 @@ def test_refresh_follows_a_manifest(tmp_path):
         assert len(t) == 300 and t.get(3 * 250) == {"cat": "c5", "n": 250}
         assert t.count(3 * 140, 3 * 160) == 20
         assert db.verify() is None
+
+
+def test_hash_shards(tmp_path):
+    """Hash shards built here, routed by drydb.shard_slots (the library's
+    FNV-1a-64 rule), read as one file: every key found, absent keys absent,
+    counts and ranges; row numbers refused; shards out of slot order refused."""
+    # FNV-1a-64 of "", "a", "foobar" (the published vectors), mod the most slots
+    fnv = [0xCBF29CE484222325, 0xAF63DC4C8601EC8C, 0x85944171F73967E8]
+    assert drydb.shard_slots([b"", b"a", b"foobar"], 0xFFFFFFFF) == [h % 0xFFFFFFFF for h in fnv]
+    assert drydb.shard_slots([], 3) == []
+    n = 3
+    slots = drydb.shard_slots([drydb.keys.encode_int64(3 * i) for i in range(ROWS)], n)
+    names = []
+    for s in range(n):
+        names.append("h%d.drydb" % s)
+        # (one table: "names" would be routed by its own keys)
+        _build(str(tmp_path / names[-1]), [i for i in range(ROWS) if slots[i] == s], names=False)
+    _build(str(tmp_path / "one.drydb"), range(ROWS), names=False)
+    man = str(tmp_path / "h.manifest")
+    drydb.write_hash_manifest(man, names)
+    with drydb.open(man, verify=True) as sh, drydb.open(str(tmp_path / "one.drydb")) as one:
+        a, b = one["items"], sh["items"]
+        ks = list(range(-3, 3 * ROWS + 3))
+        assert b.get_many(ks) == a.get_many(ks)
+        assert b.count(300, 3000) == a.count(300, 3000) and b.rank(1500) == a.rank(1500)
+        assert list(b.range(2990, 3100, reverse=True)) == list(a.range(2990, 3100, reverse=True))
+        assert list(b.index("by_cat").range("c2", "c3")) == list(a.index("by_cat").range("c2", "c3"))
+        with pytest.raises(drydb.InvalidError, match="hash-partitioned"):
+            b.at(0)
+    with pytest.raises(drydb.InvalidError, match="slot order"):
+        drydb.write_hash_manifest(str(tmp_path / "bad.manifest"), [names[1], names[0], names[2]])
