@@ -27,7 +27,8 @@ type shardCursor struct {
 	lo, hi Bound  // stored-key bounds
 	merge  bool
 	a, b   int            // concatenation: the parts the range touches, [a, b)
-	subs   []*Cursor      // per part, made at first use
+	subs   []*Cursor      // merge: per part, made at first use
+	one    Cursor         // concatenation: the part being positioned, adopted at once (shAdopt)
 	isubs  []*IndexCursor // index cursors: isubs[i].Cursor is subs[i]
 	cur    int            // the part the cursor is on (concatenation: whose state it holds); -1: none
 	back   bool           // merge: the other parts sit before the current key (after Prev)
@@ -35,10 +36,19 @@ type shardCursor struct {
 
 func newShardCursor(t *Table, index string, lo, hi Bound) *Cursor {
 	st := t.sh
-	c := &Cursor{tr: &t.tree, closed: &t.db.closed}
+	// One allocation for the cursor and its shard state: a short scan is
+	// a few hundred ns, and each allocation was a visible part of it.
+	box := &struct {
+		c Cursor
+		s shardCursor
+	}{c: Cursor{tr: &t.tree, closed: &t.db.closed},
+		s: shardCursor{st: st, index: index, lo: lo, hi: hi, merge: index != "" || st.hash, cur: -1}}
+	c := &box.c
 	c.init(lo, hi)
-	c.sh = &shardCursor{st: st, index: index, lo: lo, hi: hi, merge: index != "" || st.hash,
-		subs: make([]*Cursor, len(st.parts)), cur: -1}
+	c.sh = &box.s
+	if c.sh.merge {
+		c.sh.subs = make([]*Cursor, len(st.parts))
+	}
 	if index != "" {
 		c.sh.isubs = make([]*IndexCursor, len(st.parts))
 	}
@@ -48,9 +58,25 @@ func newShardCursor(t *Table, index string, lo, hi Bound) *Cursor {
 	return c
 }
 
-// sub returns part i's cursor.
+// sub returns part i's cursor. A concatenation positions one part at a
+// time and adopts its state at once, so one cursor (s.one) serves every
+// part: crossing a boundary allocates nothing.
 func (c *Cursor) sub(i int) (*Cursor, bool) {
 	s := c.sh
+	if !s.merge {
+		t, err := s.st.table(i)
+		if err != nil {
+			c.shFail(err)
+			return nil, false
+		}
+		if s.one.tr != nil {
+			s.one.tr.release(s.one.leaf) // a part that had no row in range
+		}
+		lo, hi := clip(i, s.a, s.b, s.lo, s.hi)
+		s.one = Cursor{tr: &t.tree, closed: &t.db.closed}
+		s.one.init(lo, hi)
+		return &s.one, true
+	}
 	if s.subs[i] != nil {
 		return s.subs[i], true
 	}
@@ -68,11 +94,7 @@ func (c *Cursor) sub(i int) (*Cursor, bool) {
 			c.shFail(err)
 			return nil, false
 		}
-		lo, hi := s.lo, s.hi
-		if !s.merge {
-			lo, hi = clip(i, s.a, s.b, lo, hi)
-		}
-		s.subs[i] = t.NewCursor(lo, hi)
+		s.subs[i] = t.NewCursor(s.lo, s.hi)
 	}
 	return s.subs[i], true
 }
@@ -90,7 +112,10 @@ func (c *Cursor) shFail(err error) bool {
 // (concatenation). The leaf (and its pin) passes to the outer cursor, which
 // releases it when it moves on or closes.
 func (c *Cursor) shAdopt(i int) bool {
-	s, sub := c.sh, c.sh.subs[i]
+	s, sub := c.sh, &c.sh.one
+	if s.merge {
+		sub = s.subs[i]
+	}
 	c.tr.release(c.leaf)
 	closed, err := c.closed, c.err
 	*c = *sub
@@ -465,6 +490,10 @@ func (c *Cursor) shPinned() bool {
 }
 
 func (c *Cursor) shClose() {
+	if one := &c.sh.one; one.tr != nil {
+		one.tr.release(one.leaf)
+		one.leaf = node{}
+	}
 	for _, sc := range c.sh.subs {
 		if sc != nil {
 			sc.Close()
