@@ -92,16 +92,35 @@ func (c *Cursor) resolveLo() error {
 // resolveHi finds the row past the end of the range. A short range often
 // ends in the leaf where it starts, which resolveLo kept: then no second
 // descent is needed. (A key below that leaf's first key gives a row <= lo,
-// which bounds() clamps to lo, as the true rank would be.)
+// which bounds() clamps to lo, as the true rank would be.) Without a kept
+// leaf (no lower bound: the range starts at row 0) the descent to the upper
+// bound's leaf keeps that leaf instead: a short range from the start ends in
+// the first leaf, and First then needs no descent of its own (a scan
+// crossing into the next shard starts so).
 func (c *Cursor) resolveHi() (uint64, error) {
-	if p := c.leaf.p; p != nil && c.bhi.Kind != Unbounded && bytes.Compare(c.bhi.Key, leafKey(p, c.n-1)) <= 0 {
+	if c.bhi.Kind == Unbounded || c.tr.desc.Depth == 0 {
+		return c.tr.boundRow(c.bhi, true)
+	}
+	if p := c.leaf.p; p != nil && bytes.Compare(c.bhi.Key, leafKey(p, c.n-1)) <= 0 {
 		i, found := c.tr.search(p, c.bhi.Key)
 		if found && c.bhi.Kind == Inclusive {
 			i++
 		}
 		return c.leafRow + uint64(i), nil
 	}
-	return c.tr.boundRow(c.bhi, true)
+	if c.leaf.p != nil {
+		return c.tr.boundRow(c.bhi, true)
+	}
+	nd, row, err := c.tr.seekLeaf(c.bhi.Key)
+	if err != nil {
+		return 0, err
+	}
+	i, found := c.tr.search(nd.p, c.bhi.Key)
+	if found && c.bhi.Kind == Inclusive {
+		i++
+	}
+	c.setLeaf(nd, row)
+	return row + uint64(i), nil
 }
 
 func (c *Cursor) setLeaf(nd node, row uint64) {
