@@ -140,6 +140,7 @@ func benchShape(b *testing.B, si, n int) {
 	}{{"random", stream[:1024], sstream[:1024]}, {"stream", stream, sstream}} {
 		b.Run(w.name+"/drydb", func(b *testing.B) {
 			b.ReportAllocs()
+			defer cpuTime(b)()
 			for i := 0; i < b.N; i++ {
 				if _, err := t.Get(w.keys[i%len(w.keys)]); err != nil {
 					b.Fatal(err)
@@ -147,6 +148,7 @@ func benchShape(b *testing.B, si, n int) {
 			}
 		})
 		b.Run(w.name+"/floor", func(b *testing.B) {
+			defer cpuTime(b)()
 			for i := 0; i < b.N; i++ {
 				k := w.keys[i%len(w.keys)]
 				lo, hi := 0, len(ks)
@@ -164,6 +166,7 @@ func benchShape(b *testing.B, si, n int) {
 			}
 		})
 		b.Run(w.name+"/strings", func(b *testing.B) {
+			defer cpuTime(b)()
 			for i := 0; i < b.N; i++ {
 				k := w.skeys[i%len(w.skeys)]
 				lo, hi := 0, len(strs)
