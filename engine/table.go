@@ -161,6 +161,9 @@ func (t *Table) Get(key []byte) ([]byte, error) {
 		if t.db.closed.Load() {
 			return nil, ErrClosed
 		}
+		if t.tree.k8 && len(key) == 8 && t.tree.desc.Depth > 0 {
+			return t.tree.get8(be.Uint64(key)) // one call fewer on the hottest path
+		}
 		if t.sh != nil {
 			v, err := t.sh.get(key)
 			if v.pin != nil {
