@@ -89,7 +89,7 @@ func benchGets(b *testing.B, n, stream int, comp Compression) {
 	t, _ := db.Table("bench")
 	keys := lcgKeys(n, stream)
 	b.ReportAllocs()
-	b.ResetTimer()
+	defer cpuTime(b)()
 	if comp.Kind == CompressNone {
 		for i := 0; i < b.N; i++ {
 			if _, err := t.Get(keys[i%len(keys)]); err != nil {
@@ -169,7 +169,7 @@ func benchGetsOf(b *testing.B, row func(i int64) (key, val []byte)) {
 		keys[i] = ks[seed%n]
 	}
 	b.ReportAllocs()
-	b.ResetTimer()
+	defer cpuTime(b)()
 	for i := 0; i < b.N; i++ {
 		if _, err := t.Get(keys[i%len(keys)]); err != nil {
 			b.Fatal(err)
@@ -216,6 +216,7 @@ func BenchmarkRange100(b *testing.B) {
 	t, _ := db.Table("bench")
 	lo, hi := Incl(benchKey(2000)), Incl(benchKey(2099))
 	b.ReportAllocs()
+	defer cpuTime(b)()
 	for i := 0; i < b.N; i++ {
 		c := t.NewCursor(lo, hi)
 		n := 0
@@ -252,6 +253,7 @@ func BenchmarkCount8000(b *testing.B) {
 	t, _ := db.Table("bench")
 	lo, hi := Incl(benchKey(1000)), Incl(benchKey(8999))
 	b.ReportAllocs()
+	defer cpuTime(b)()
 	for i := 0; i < b.N; i++ {
 		if n, _ := t.Count(lo, hi); n != 8000 {
 			b.Fatal(n)
@@ -338,6 +340,7 @@ func BenchmarkFloorSortedInt64(b *testing.B) {
 				ks[i] = int64(seed % uint32(n))
 			}
 			b.Run("random", func(b *testing.B) {
+				defer cpuTime(b)()
 				for i := 0; i < b.N; i++ {
 					k := ks[i%1024]
 					if j := sort.Search(len(arr), func(j int) bool { return arr[j] >= k }); arr[j] != k {
@@ -346,6 +349,7 @@ func BenchmarkFloorSortedInt64(b *testing.B) {
 				}
 			})
 			b.Run("stream", func(b *testing.B) {
+				defer cpuTime(b)()
 				for i := 0; i < b.N; i++ {
 					k := ks[i%len(ks)]
 					if j := sort.Search(len(arr), func(j int) bool { return arr[j] >= k }); arr[j] != k {
@@ -489,6 +493,7 @@ func BenchmarkIndex(b *testing.B) {
 		vals[i] = benchVal(int64(seed % 10_000))
 	}
 	b.Run("unique-get", func(b *testing.B) {
+		defer cpuTime(b)()
 		for i := 0; i < b.N; i++ {
 			if _, _, err := byValue.Get(vals[i%len(vals)]); err != nil {
 				b.Fatal(err)
@@ -497,6 +502,7 @@ func BenchmarkIndex(b *testing.B) {
 	})
 	b.Run("count-100", func(b *testing.B) {
 		k := []byte("value-00012")
+		defer cpuTime(b)()
 		for i := 0; i < b.N; i++ {
 			if n, _ := byBucket.Count(Incl(k), Incl(k)); n != 100 {
 				b.Fatal(n)
@@ -505,6 +511,7 @@ func BenchmarkIndex(b *testing.B) {
 	})
 	b.Run("get-all-100", func(b *testing.B) {
 		k := []byte("value-00012")
+		defer cpuTime(b)()
 		for i := 0; i < b.N; i++ {
 			c := byBucket.GetAll(k)
 			n := 0
@@ -527,6 +534,7 @@ func BenchmarkRange100Batch(b *testing.B) {
 	lo, hi := Incl(benchKey(2000)), Incl(benchKey(2099))
 	keys, vals := make([][]byte, 128), make([][]byte, 128)
 	b.ReportAllocs()
+	defer cpuTime(b)()
 	for i := 0; i < b.N; i++ {
 		c := t.NewCursor(lo, hi)
 		c.First()

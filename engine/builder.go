@@ -954,7 +954,7 @@ func (t *TableBuilder) missingRow(pk, ixPos []byte) error {
 }
 
 // fixed8 reports encodings whose keys are always 8 bytes; their trees get
-// the integer-compare fast path (see node.go).
+// the integer-compare fast path (see page.go).
 func fixed8(e keyenc.Encoding) bool {
 	return e.Kind == keyenc.Int64 || e.Kind == keyenc.Uint64 || e.Kind == keyenc.Float64
 }

@@ -76,7 +76,7 @@ func (c *Cursor) resolveLo() error {
 		c.lo = 0
 		return nil
 	}
-	nd, row, err := c.tr.seekLeaf(c.blo.Key)
+	nd, row, err := c.tr.descend(c.blo.Key, 0, toKeyRow)
 	if err != nil {
 		return err
 	}
@@ -142,7 +142,7 @@ func (c *Cursor) seekRow(r uint64) bool {
 		return true
 	}
 	c.valid, c.end = false, 0
-	nd, row, err := c.tr.rowLeaf(r)
+	nd, row, err := c.tr.descend(nil, r, toRow)
 	if err != nil {
 		c.err = err
 		c.tr.release(c.leaf)

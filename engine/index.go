@@ -80,7 +80,7 @@ func (ix *Index) Get(ikey []byte) (pk, val []byte, err error) {
 	}
 	var buf [128]byte
 	k := appendIndexKey(buf[:0], ikey, nil) // every entry of ikey starts with k
-	nd, row, err := tr.seekLeaf(k)
+	nd, row, err := tr.descend(k, 0, toKeyRow)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,7 +89,7 @@ func (ix *Index) Get(ikey []byte) (pk, val []byte, err error) {
 		if row+uint64(i) >= tr.desc.Rows {
 			return nil, nil, ErrNotFound
 		}
-		if nd, row, err = tr.rowLeaf(row + uint64(i)); err != nil {
+		if nd, row, err = tr.descend(nil, row+uint64(i), toRow); err != nil {
 			return nil, nil, err
 		}
 		i = 0

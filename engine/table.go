@@ -3,7 +3,6 @@ package engine
 import (
 	"bytes"
 	"fmt"
-	"math/bits"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 
@@ -174,7 +173,8 @@ func (t *Table) Get(key []byte) ([]byte, error) {
 			}
 			return v.Data, err
 		}
-		return t.tree.getPlain(key)
+		v, err := t.tree.get(key) // plain: nothing pinned
+		return v.Data, err
 	}
 	v, err := t.GetPinned(key)
 	if err != nil || v.pin == nil {
@@ -200,169 +200,6 @@ func (t *Table) GetPinned(key []byte) (Value, error) {
 	return t.tree.get(key)
 }
 
-func (tr *tree) get(key []byte) (Value, error) {
-	if tr.desc.Depth == 0 {
-		return Value{}, ErrNotFound
-	}
-	var n node
-	var i int
-	var found bool
-	if tr.k8 && len(key) == 8 {
-		// getPlain's descent (seekLeaf's row counting is not needed here)
-		k := be.Uint64(key)
-		ref := tr.desc.Root
-		for lvl := int(tr.desc.Depth) - 1; lvl > 0; lvl-- {
-			p, err := tr.page(ref, lvl)
-			if err != nil {
-				return Value{}, err
-			}
-			ref = branchChild(p, branchSearch8(p, k))
-		}
-		var err error
-		if n, err = tr.child(ref, 0); err != nil {
-			return Value{}, err
-		}
-		if i, found = leafSearch8(n.p, k); found {
-			if n.p[f.PgType]&f.Leaf8Fixed != 0 {
-				return Value{Data: fixedVal(n.p, i), pin: n.pin}, nil
-			}
-			// getPlain's inline value: the leaf is a key-array page (checkNode
-			// requires it for k8 trees), so leafVal's layout test and the call
-			// through value are not needed unless the value overflows.
-			o := slotOff8(n.p, i)
-			if vl := le.Uint16(n.p[o:]); vl&f.OverflowFlag == 0 {
-				s := o + f.Leaf8EntryHeader
-				return Value{Data: n.p[s : s+int(vl) : s+int(vl)], pin: n.pin}, nil
-			}
-		}
-	} else {
-		var err error
-		if n, _, err = tr.seekLeaf(key); err != nil {
-			return Value{}, err
-		}
-		i, found = leafSearch(n.p, key)
-	}
-	if !found {
-		tr.release(n)
-		return Value{}, ErrNotFound
-	}
-	d, err := tr.value(n.p, i)
-	if err != nil {
-		tr.release(n)
-		return Value{}, err
-	}
-	return Value{Data: d, pin: n.pin}, nil
-}
-
-// getPlain is get for trees read straight from the mapping: no pins, no
-// Value to build, which matters on the hottest path.
-func (tr *tree) getPlain(key []byte) ([]byte, error) {
-	if tr.desc.Depth == 0 {
-		return nil, ErrNotFound
-	}
-	if !tr.k8 || len(key) != 8 {
-		n, _, err := tr.seekLeaf(key)
-		if err != nil {
-			return nil, err
-		}
-		i, found := leafSearch(n.p, key)
-		if !found {
-			return nil, ErrNotFound
-		}
-		return tr.value(n.p, i)
-	}
-	return tr.get8(be.Uint64(key))
-}
-
-// get8 is getPlain for key-array trees with the page fast path
-// (tree.page), the searches of the common page kinds (scaled branches,
-// consecutive or fixed-size leaves) and the value written out in one
-// function: Go inlines none of those helpers, and their calls were a fifth
-// of a Get. Everything else goes to the general helpers.
-func (tr *tree) get8(k uint64) ([]byte, error) {
-	db := tr.db
-	ref := tr.desc.Root
-	for lvl := int(tr.desc.Depth) - 1; ; lvl-- {
-		var p []byte
-		if ref >= tr.desc.FirstPage && ref < tr.desc.LastPage && db.verified[ref>>6].Load()&(1<<(ref&63)) != 0 {
-			off := ref << db.pshift
-			p = db.data[off : off+uint64(db.ps) : off+uint64(db.ps)]
-			if int(p[f.PgLevel]) != lvl {
-				p = nil
-			}
-		}
-		if p == nil {
-			var err error
-			if p, err = tr.pageSlow(ref, lvl); err != nil {
-				return nil, err
-			}
-		}
-		n := nodeN(p)
-		if lvl > 0 {
-			i := 0
-			if n > 1 {
-				keys := p[f.PageHeaderSize+8 : f.PageHeaderSize+8*n] // separators 1..n-1
-				i = -1
-				if scale := le.Uint64(p[f.PgScale:]); scale != 0 {
-					if first := be.Uint64(keys); k < first {
-						i = 0
-					} else if g, _ := bits.Mul64(k-first, scale); g < uint64(n-2) &&
-						be.Uint64(keys[8*g:]) <= k && k < be.Uint64(keys[8*g+8:]) {
-						i = int(g) + 1
-					}
-				}
-				if i < 0 {
-					i = upperBound8(keys, k)
-				}
-			}
-			ref = le.Uint64(p[f.PageHeaderSize+8*n+8*i:])
-			continue
-		}
-		typ := p[f.PgType]
-		var i int
-		if typ&f.Leaf8Seq != 0 {
-			// key i is key 0 + i (n >= 1)
-			d := k - be.Uint64(p[f.PageHeaderSize:])
-			if d >= uint64(n) {
-				return nil, ErrNotFound
-			}
-			i = int(d)
-		} else {
-			var found bool
-			if i, found = leafSearch8(p, k); !found {
-				return nil, ErrNotFound
-			}
-		}
-		if typ&f.Leaf8Fixed != 0 {
-			if s := int(tr.stride.Load()); s > 0 { // the page's entry size: see tree.stride
-				e := len(p) - (i+1)*s + f.Leaf8EntryHeader
-				return p[e : e+s-f.Leaf8EntryHeader : e+s-f.Leaf8EntryHeader], nil
-			}
-			return fixedVal(p, i), nil
-		}
-		return tr.leafValue8(p, i)
-	}
-}
-
-// leafValue8 returns entry i's value of a leaf8 page.
-func (tr *tree) leafValue8(p []byte, i int) ([]byte, error) {
-	o := slotOff8(p, i)
-	if vl := le.Uint16(p[o:]); vl&f.OverflowFlag == 0 {
-		s := o + f.Leaf8EntryHeader
-		return p[s : s+int(vl) : s+int(vl)], nil
-	}
-	return tr.value(p, i)
-}
-
-// value returns entry i's value, following an overflow reference.
-func (tr *tree) value(p []byte, i int) ([]byte, error) {
-	v, ovf := leafVal(p, i)
-	if ovf {
-		return tr.db.overflow(v, false)
-	}
-	return v, nil
-}
-
 // GetMany looks up a batch of keys: vals[i] and found[i] receive the result
 // for keys[i] (vals and found must be at least as long as keys). Values are
 // as Get returns them. A key that falls inside the leaf of the previous key
@@ -386,8 +223,10 @@ func (t *Table) GetMany(keys [][]byte, vals [][]byte, found []bool) error {
 		case t.codec != nil:
 			v, err = t.Get(k)
 		case t.tree.k8:
-			// get8's descent costs less than inLeaf's two key compares
-			v, err = t.tree.getPlain(k)
+			// a descent costs less than inLeaf's two key compares
+			var tv Value
+			tv, err = t.tree.get(k)
+			v = tv.Data
 		case leaf != nil && inLeaf(leaf, k):
 			j, ok := t.tree.search(leaf, k)
 			if !ok {
@@ -399,7 +238,7 @@ func (t *Table) GetMany(keys [][]byte, vals [][]byte, found []bool) error {
 			err = ErrNotFound
 		default:
 			var nd node
-			if nd, _, err = t.tree.seekLeaf(k); err == nil {
+			if nd, _, err = t.tree.descend(k, 0, toKey); err == nil {
 				leaf = nd.p
 				j, ok := t.tree.search(leaf, k)
 				if !ok {
@@ -463,7 +302,7 @@ func (t *Table) At(n uint64) (key, val []byte, err error) {
 	if n >= t.tree.desc.Rows {
 		return nil, nil, ErrNotFound
 	}
-	nd, row, err := t.tree.rowLeaf(n)
+	nd, row, err := t.tree.descend(nil, n, toRow)
 	if err != nil {
 		return nil, nil, err
 	}

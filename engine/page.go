@@ -86,8 +86,7 @@ func branchKey(p []byte, i int) []byte {
 // that key equals key.
 func leafSearch(p []byte, key []byte) (int, bool) {
 	if p[f.PgType]&f.PgHeads != 0 {
-		i := headsLower(p, key, 0, false)
-		return i, i < nodeN(p) && bytes.Equal(leafKey(p, i), key)
+		return headsLower(p, key, 0, false)
 	}
 	lo, hi := 0, nodeN(p)
 	for lo < hi {
@@ -105,7 +104,8 @@ func leafSearch(p []byte, key []byte) (int, bool) {
 // separator is <= key (entry 0 when none is).
 func branchSearch(p []byte, key []byte) int {
 	if p[f.PgType]&f.PgHeads != 0 {
-		return headsLower(p, key, 1, true) - 1
+		i, _ := headsLower(p, key, 1, true)
+		return i - 1
 	}
 	lo, hi := 1, nodeN(p)
 	for lo < hi {
@@ -134,49 +134,50 @@ func keyHead(k []byte, prefix int) uint32 {
 
 // pageKey is key i of a slotted page, leaf or branch.
 func pageKey(p []byte, i int) []byte {
-	if nodeLevel(p) == 0 {
-		return leafKey(p, i)
+	return slottedKey(p, i, nodeLevel(p) == 0)
+}
+
+// slottedKey is key i of a slotted page (a leaf when leaf is set), without
+// pageKey's and leafKey's tests of the page's kind: small enough to inline
+// into the searches.
+func slottedKey(p []byte, i int, leaf bool) []byte {
+	o := slotOff(p, i)
+	if leaf {
+		kl := int(le.Uint16(p[o:]))
+		return p[o+f.LeafEntryHeader : o+f.LeafEntryHeader+kl]
 	}
-	return branchKey(p, i)
+	kl := int(le.Uint16(p[o+16:]))
+	return p[o+f.BranchEntryHdr : o+f.BranchEntryHdr+kl]
 }
 
 // headsLower searches the keys from entry `from` of a slotted page that
 // carries heads (format.PgHeads): the first position whose key is >= key,
-// or > key with after set. Whole keys are compared twice at most when heads
-// differ: the page's prefix once, and keys only among equal heads.
-func headsLower(p []byte, key []byte, from int, after bool) int {
+// or > key with after set, and whether a key equal to key was met on the
+// way (with after unset, whether the position's key equals key). Whole keys
+// are compared twice at most when heads differ: the page's prefix once,
+// and keys only among equal heads.
+func headsLower(p []byte, key []byte, from int, after bool) (int, bool) {
 	n := nodeN(p)
 	if n <= from {
-		return n
+		return n, false
 	}
+	leaf := from == 0 // leaves search from entry 0, branches from 1
 	o := f.PageHeaderSize + f.SlotSize*n
 	prefix := int(le.Uint16(p[o:]))
 	heads := p[o+f.HeadsHeader : o+f.HeadsHeader+f.HeadSize*n]
 	if prefix > 0 {
-		pk := pageKey(p, from)[:prefix] // checkNode: every key has the prefix
+		pk := slottedKey(p, from, leaf)[:prefix] // checkNode: every key has the prefix
 		m := min(prefix, len(key))
 		if c := bytes.Compare(key[:m], pk[:m]); c < 0 || c == 0 && len(key) < prefix {
-			return from // below every key
+			return from, false // below every key
 		} else if c > 0 {
-			return n // above every key
+			return n, false // above every key
 		}
 	}
 	h := keyHead(key, prefix)
-	// the first head >= h, branch-free (the compiler turns the conditional
-	// add into a conditional move: the branches of a plain binary search
-	// over random keys mispredict), then the first head > h: the keys
+	// the first head >= h (headsFirst), then the first head > h: the keys
 	// between have head h
-	lo := from
-	for size := n - from; size > 1; {
-		half := size >> 1
-		if be.Uint32(heads[4*(lo+half-1):]) < h {
-			lo += half
-		}
-		size -= half
-	}
-	if be.Uint32(heads[4*lo:]) < h {
-		lo++
-	}
+	lo := headsFirst(heads, from, n, h)
 	end := lo
 	for end < n && be.Uint32(heads[4*end:]) == h {
 		end++
@@ -194,16 +195,35 @@ func headsLower(p []byte, key []byte, from int, after bool) int {
 			break
 		}
 	}
+	eq := false
 	for lo < end {
 		m := int(uint(lo+end) >> 1)
-		c := bytes.Compare(pageKey(p, m), key)
+		c := bytes.Compare(slottedKey(p, m, leaf), key)
+		eq = eq || c == 0
 		if c < 0 || after && c == 0 {
 			lo = m + 1
 		} else {
 			end = m
 		}
 	}
-	return lo
+	return lo, eq
+}
+
+// headsFirst returns the first entry in [from, n) whose head is >= h, or n
+// (from < n). The step is branch-free by construction, a mask from the
+// compare's sign bit: the branch of a plain binary search over random keys
+// mispredicts half the time, and Go 1.26 compiled the conditional add of
+// the earlier loop into such a branch, not a conditional move (measured:
+// 60% of a string get's time in this loop).
+func headsFirst(heads []byte, from, n int, h uint32) int {
+	lo := from
+	for size := n - from; size > 1; {
+		half := size >> 1
+		less := int((uint64(be.Uint32(heads[4*(lo+half-1):])) - uint64(h)) >> 63) // 1 when that head < h
+		lo += half & -less
+		size -= half
+	}
+	return lo + int((uint64(be.Uint32(heads[4*lo:]))-uint64(h))>>63)
 }
 
 // branchRow returns the child holding row n of the subtree (rows counted
@@ -282,17 +302,17 @@ func upperBound8(keys []byte, k uint64) int {
 }
 
 // upperBoundSlow finishes upperBound8 when the guess was off: a binary
-// search of the whole page, branch-free (the compiler turns the
-// conditional add into a conditional move), because the keys that
+// search of the whole page, branch-free, because the keys that
 // interpolation misses are the ones whose position the branch predictor
 // cannot guess either. keys[0] <= k < keys[m-1] holds.
 func upperBoundSlow(keys []byte, k uint64) int {
 	base := 0 // keys[base] <= k
 	for n := len(keys) / 8; n > 1; {
 		half := n >> 1
-		if be.Uint64(keys[8*(base+half):]) <= k {
-			base += half
-		}
+		// base += half when that key <= k, as a mask (see headsFirst:
+		// the compiler makes a branch of the conditional add)
+		_, above := bits.Sub64(k, be.Uint64(keys[8*(base+half):]), 0) // 1 when that key > k
+		base += half & (int(above) - 1)
 		n -= half
 	}
 	return base + 1
@@ -324,37 +344,33 @@ func leafSearch8(p []byte, k uint64) (int, bool) {
 // separator is <= k (entry 0 when none is). Entry 0's key is not a
 // separator (everything below separator 1 goes there), so the search, and
 // its interpolation, covers entries 1..n-1: the number of those that are
-// <= k is the child's index.
+// <= k is the child's index. Small enough to inline into the descent.
 func branchSearch8(p []byte, k uint64) int {
-	keys := keyArray(p)
-	if len(keys) <= 8 {
+	n := nodeN(p)
+	if n <= 1 {
 		return 0
 	}
-	if scale := le.Uint64(p[f.PgScale:]); scale != 0 {
-		return upperBoundScaled(keys[8:], k, scale)
+	keys := p[f.PageHeaderSize+8 : f.PageHeaderSize+8*n] // separators 1..n-1
+	if i := scaledGuess(keys, k, le.Uint64(p[f.PgScale:])); i >= 0 {
+		return i
 	}
-	return upperBound8(keys[8:], k)
+	return upperBound8(keys, k)
 }
 
-// upperBoundScaled is upperBound8 with the page's interpolation factor
-// (format.PgScale): the guess is one multiplication, and the last key is
-// read only when the guess is past it. The factor is a hint, so a guess
-// that its neighbours refute goes to upperBound8.
-func upperBoundScaled(keys []byte, k, scale uint64) int {
-	m := len(keys) / 8 // >= 1
+// scaledGuess is upperBound8's answer guessed with a branch's interpolation
+// factor (format.PgScale, 0 for none): one multiplication and a check of
+// the guess's two neighbours. The factor is a hint, so it returns -1 when
+// there is none or its neighbours refute it.
+func scaledGuess(keys []byte, k, scale uint64) int {
 	first := be.Uint64(keys)
 	if k < first {
 		return 0
 	}
 	g, _ := bits.Mul64(k-first, scale) // keys <= k, minus one
-	if g >= uint64(m-1) {
-		if be.Uint64(keys[8*(m-1):]) <= k {
-			return m
-		}
-	} else if be.Uint64(keys[8*g:]) <= k && k < be.Uint64(keys[8*g+8:]) {
+	if scale != 0 && g < uint64(len(keys)/8-1) && be.Uint64(keys[8*g:]) <= k && k < be.Uint64(keys[8*g+8:]) {
 		return int(g) + 1
 	}
-	return upperBound8(keys, k)
+	return -1
 }
 
 // checkNode validates a node's structure so that the accessors above can
