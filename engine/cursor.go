@@ -111,7 +111,7 @@ func (c *Cursor) resolveHi() (uint64, error) {
 	if c.leaf.p != nil {
 		return c.tr.boundRow(c.bhi, true)
 	}
-	nd, row, err := c.tr.seekLeaf(c.bhi.Key)
+	nd, row, err := c.tr.descend(c.bhi.Key, 0, toKeyRow)
 	if err != nil {
 		return 0, err
 	}
