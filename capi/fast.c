@@ -949,7 +949,7 @@ static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uin
     return DRYDB_OK;
 }
 
-/* leaf_at_row holds the leaf with row r (the engine's tree.rowLeaf) and
+/* leaf_at_row holds the leaf with row r (the engine's tree.descend by row) and
  * sets *first to its first row; NULL to go to Go. */
 static const uint8_t *leaf_at_row(const struct drydb__ft *ft, uint64_t r, uint64_t *first,
                                   struct drydb__slot_words **held) {
