@@ -247,9 +247,13 @@ int main(void) {
     CHECK(strstr(drydb_errmsg(), "p3.drydb") != NULL);
     OK(drydb_close(db));
 
+#ifndef _WIN32
     /* refresh on a manifest: a reader keeps the old shard set's answers
      * until drydb_refresh, then sees the new manifest's (here: range shards
-     * replaced by hash shards of more rows) */
+     * replaced by hash shards of more rows). Not on Windows: the reader
+     * keeps the manifest open (refresh compares the file at the path with
+     * it), and Windows refuses a rename over an open file, as over a mapped
+     * one (test_swap is POSIX-only for the same reason). */
     const char *olds[2] = {"r0.drydb", "r1.drydb"}, *news[3] = {"h0.drydb", "h1.drydb", "h2.drydb"};
     for (int s = 0; s < 2; s++) {
         char *p = tu_path(olds[s]);
@@ -298,6 +302,7 @@ int main(void) {
     OK(drydb_verify(db));
     OK(drydb_close(db));
     free(live);
+#endif
     free(p3);
     free(one);
     free(man);
