@@ -514,7 +514,6 @@ func IndexStream(r io.Reader) ([]byte, error) {
 	}
 }
 
-
 // RemoveIndexHeaders will trim all headers and trailers from a given index.
 // This is expected to save 20 bytes.
 // These can be restored using RestoreIndexHeaders.
