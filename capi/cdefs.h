@@ -30,6 +30,10 @@ DRYDB__HIDDEN void drydb__set_errmsg(const char *msg, size_t n);
  * bytes, contents not preserved, valid until the next call on this thread.
  * NULL when out of memory. */
 DRYDB__HIDDEN uint8_t *drydb__tls_reserve(size_t n);
+/* The calling thread's scratch (colfast.c's sorted batches): at least n
+ * bytes, contents not preserved, kept until the thread exits; NULL when
+ * out of memory. */
+DRYDB__HIDDEN uint8_t *drydb__tls_scratch(size_t n);
 
 /* What a C file of the library exports (capi/exports.map lists it too). */
 #ifdef _WIN32

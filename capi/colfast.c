@@ -20,6 +20,7 @@
  * to where the guarded region began and Go answers from there, reporting
  * DRYDB_CORRUPT. The answers are the same either way; only the cost
  * differs. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "fast.h"
@@ -266,6 +267,7 @@ static struct drydb__colout out_from(const struct drydb__colout *p, const struct
 struct gm {
     size_t i;
     struct out v;
+    const struct sorted *sc; /* NULL: keys in caller's order */
 };
 
 /* Keys are answered GM_BATCH at a time, in passes: their leaves are found
@@ -277,6 +279,158 @@ struct gm {
  * overlap. The prefetches are hints: a page laid out otherwise costs time,
  * never a wrong answer. */
 enum { GM_BATCH = 64, SLOTTED_LINES = 13 /* header, slots and key heads of a 4 KiB page */ };
+
+/* ---- get_many in key order ---- */
+
+/* A large batch of number keys (two or more a page of the table:
+ * drydb__fast_dense) is answered in key order, a chunk at a time: the keys
+ * are sorted (by their top bits: two passes of a radix
+ * sort), looked up in that order, so that a leaf found for one key
+ * answers every later key between its first and last (no descent) and the
+ * leaves are read in file order, then the values are copied to where the
+ * caller's order puts them. Random keys cost a descent and a cache miss
+ * each in caller's order; sorted, a 100,000-key batch over a 1M-row table
+ * reuses each leaf ~20 times. The order only makes it faster: every key is
+ * still found in a leaf whose first and last keys bracket it, so an
+ * unsorted run costs descents, never a wrong answer. Anything the chunk
+ * cannot answer in C (a page not checked yet, an overflow value, a key for
+ * Go) leaves the whole chunk, and the rest of the call, to the pipelined
+ * path below, which answers in caller's order. */
+enum { SORT_MIN = 2048, SORT_CHUNK = 1 << 17, SORT_IX = 17, RADIX = 8, SORT_BITS = 2 * RADIX, STAGE = 16, WALK = 64 };
+
+/* The scratch of a sorted chunk (the thread's, allocated before the
+ * guarded region: a fault jumps out of it). */
+struct sorted {
+    uint64_t *w, *tmp;   /* top bits of a key << SORT_IX | its index in the chunk */
+    const uint8_t **val; /* answers (mostly in the stage), in caller's order */
+    uint32_t *len;       /* their lengths, in caller's order */
+    uint8_t *stage;      /* values copied while their lines are in cache */
+    size_t stage_cap;
+};
+
+static size_t sorted_bytes(size_t m) { return m * (3 * sizeof(uint64_t) + sizeof(uint32_t) + STAGE); }
+
+static void sorted_at(struct sorted *sc, uint8_t *mem, size_t m) {
+    sc->w = (uint64_t *)mem;
+    sc->tmp = sc->w + m;
+    sc->val = (const uint8_t **)(sc->tmp + m);
+    sc->len = (uint32_t *)(sc->val + m);
+    sc->stage = (uint8_t *)(sc->len + m);
+    sc->stage_cap = STAGE * m;
+}
+
+/* Sorts w[0..m) by its bits from..from+db (db at most SORT_BITS): LSD
+ * radix, RADIX bits a pass (few enough buckets that the scatter's lines
+ * stay in L1). Returns the sorted array (w or tmp). */
+static uint64_t *radix(uint64_t *w, uint64_t *tmp, size_t m, unsigned from, unsigned db) {
+    enum { B = 1 << RADIX };
+    uint32_t c[2][B];
+    unsigned passes = db > RADIX ? 2 : 1;
+    memset(c, 0, sizeof c);
+    for (size_t j = 0; j < m; j++) {
+        c[0][w[j] >> from & (B - 1)]++;
+        c[1][w[j] >> (from + RADIX) & (B - 1)]++;
+    }
+    for (unsigned ps = 0; ps < passes; ps++) {
+        uint32_t sum = 0;
+        for (size_t d = 0; d < B; d++) {
+            uint32_t x = c[ps][d];
+            c[ps][d] = sum;
+            sum += x;
+        }
+        unsigned sh = from + RADIX * ps;
+        for (size_t j = 0; j < m; j++) tmp[c[ps][w[j] >> sh & (B - 1)]++] = w[j];
+        uint64_t *x = w;
+        w = tmp;
+        tmp = x;
+    }
+    return w;
+}
+
+/* Answers keys i..i+m of kc in key order into v and found. DRYDB_OK: all
+ * written; DRYDB__FULL: the first *wrote of them (the next does not fit);
+ * FALLBACK: none (the pipelined path answers them). */
+static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, size_t m, uint8_t *found,
+                     struct out *v, const struct sorted *sc, size_t *wrote) {
+    uint64_t lo = UINT64_MAX, hi = 0, k;
+    /* integers need no check and one xor (the switch of num_at, hoisted) */
+    int ints = kc->conv != DRYDB__CONV_F64;
+    uint64_t flip = kc->conv == DRYDB__CONV_I64 ? (uint64_t)1 << 63 : 0;
+    const uint8_t *in = kc->data + 8 * i;
+    for (size_t j = 0; j < m; j++) {
+        if (ints) k = ld64(in + 8 * j) ^ flip;
+        else if (!num_at(kc, i + j, &k)) return FALLBACK;
+        lo = k < lo ? k : lo;
+        hi = k > hi ? k : hi;
+    }
+    /* a word is a key's top bits << SORT_IX | its index; when the keys
+     * span at most 2^(64-SORT_IX), all of the key less lo (else the key
+     * is read again) */
+    unsigned db = hi == lo ? 0 : 64 - (unsigned)__builtin_clzll(hi - lo);
+    int whole = db <= 64 - SORT_IX;
+    unsigned drop = whole || db <= SORT_BITS ? 0 : db - SORT_BITS;
+    for (size_t j = 0; j < m; j++) {
+        if (ints) k = ld64(in + 8 * j) ^ flip;
+        else num_at(kc, i + j, &k);
+        sc->w[j] = (k - lo) >> drop << SORT_IX | j;
+    }
+    unsigned bits = db - drop, from = SORT_IX + (bits > SORT_BITS ? bits - SORT_BITS : 0);
+    const uint64_t *w = db == 0 ? sc->w : radix(sc->w, sc->tmp, m, from, bits - (from - SORT_IX));
+    struct drydb__walk8 cur = {0};
+    uint8_t *stage = sc->stage, *stage_end = sc->stage + sc->stage_cap;
+    for (size_t j0 = 0; j0 < m; j0 += WALK) {
+        size_t bn = m - j0 < WALK ? m - j0 : WALK;
+        uint64_t ks[WALK];
+        const uint8_t *bv[WALK];
+        uint32_t bl[WALK];
+        for (size_t b = 0; b < bn; b++) {
+            uint64_t wj = w[j0 + b];
+            if (whole) ks[b] = (wj >> SORT_IX) + lo;
+            else num_at(kc, i + (wj & ((1u << SORT_IX) - 1)), &ks[b]);
+        }
+        if (drydb__fast_walk8(ft, &cur, ks, bn, bv, bl) != DRYDB_OK) return FALLBACK;
+        /* the values copied to the stage now, while their lines are in
+         * cache (prefetched by the walk): the column is then filled from
+         * the stage, not from the file */
+        for (size_t b = 0; b < bn; b++) {
+            size_t x = w[j0 + b] & ((1u << SORT_IX) - 1), l = bl[b];
+            const uint8_t *val = bv[b];
+            found[i + x] = val != NULL;
+            if (val == NULL) {
+                val = drydb__empty;
+            } else if (l <= (size_t)(stage_end - stage)) {
+                put(stage, val, l);
+                val = stage;
+                stage += l;
+            }
+            sc->val[x] = val;
+            sc->len[x] = (uint32_t)l;
+        }
+    }
+    /* the column, in caller's order, as far as it has room (its state in
+     * locals, as write_items keeps it) */
+    size_t end = m, used = v->used, cap = v->cap;
+    uint8_t *d = v->data, *offs = v->offs;
+    uint64_t base = v->base;
+    int four = v->osize == 4;
+    for (size_t x = 0; x < m; x++) {
+        if (x + 16 < m) __builtin_prefetch(sc->val[x + 16]);
+        size_t l = sc->len[x];
+        if (l > cap - used) {
+            end = x;
+            break;
+        }
+        put(d + used, sc->val[x], l);
+        used += l;
+        uint64_t o = base + used;
+        uint32_t o4 = (uint32_t)o;
+        if (four) memcpy(offs + 4 * (i + x + 1), &o4, 4);
+        else memcpy(offs + 8 * (i + x + 1), &o, 8);
+    }
+    v->used = used;
+    *wrote = end;
+    return end == m ? DRYDB_OK : DRYDB__FULL;
+}
 
 /* Answers keys st->i.. until the end (DRYDB_OK), a key for Go (FALLBACK,
  * st->i on it) or a full column (DRYDB__FULL). */
@@ -291,7 +445,18 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
     size_t kl[GM_BATCH], vl[GM_BATCH];
     uint8_t kb[GM_BATCH][8], hit[GM_BATCH];
     while (rc == DRYDB_OK && i < n) {
-        size_t m = n - i < batch ? n - i : batch, stop = m, j;
+        size_t m = n - i < SORT_CHUNK ? n - i : SORT_CHUNK, wrote = 0;
+        if (st->sc != NULL && batch > 1 && m >= SORT_MIN && drydb__fast_dense(ft, m)) {
+            int r = gm_sorted(ft, kc, i, m, found, &v, st->sc, &wrote);
+            if (r != FALLBACK) {
+                i += wrote;
+                rc = r;
+                continue;
+            }
+            st->sc = NULL; /* in caller's order from here */
+        }
+        m = n - i < batch ? n - i : batch;
+        size_t stop = m, j;
         for (j = 0; j < m; j++) {
             leaf[j] = NULL;
             if (!key_at(kc, i + j, kb[j], &key[j], &kl[j])) key[j] = NULL; /* for Go */
@@ -357,6 +522,15 @@ DRYDB__EXPORT int drydb__cols_get_many(drydb_table *t, size_t n, size_t nkeys, c
     });
     if (rc != DRYDB_OK) return drydb__col_get_many_go(h, 0, n, nkeys, keys, vals, found, done);
     set_off(&st.v, 0, st.v.base); /* values have offsets: open_out */
+    struct sorted sc;
+    if (numeric(&kc) && n >= SORT_MIN) {
+        size_t m = n < SORT_CHUNK ? n : SORT_CHUNK;
+        uint8_t *mem = drydb__tls_scratch(sorted_bytes(m));
+        if (mem != NULL) {
+            sorted_at(&sc, mem, m);
+            st.sc = &sc;
+        }
+    }
     volatile size_t run = 1; /* keys for Go in a row: doubles while C answers none */
     for (;;) {
         struct gm before = st;

@@ -665,17 +665,23 @@ static inline uint64_t branch_before(const struct drydb__ft *ft, const uint8_t *
                     : u64le(p + u16le(p + DRYDB__PAGE_HDR + 2 * i) + 8);
 }
 
+/* leaf8_lookup finds number key k in leaf8 page p: DRYDB_OK (val set),
+ * DRYDB_NOTFOUND or FALLBACK (an overflow value). */
+static inline int leaf8_lookup(const struct drydb__ft *ft, const uint8_t *p, uint64_t k, const uint8_t **val,
+                               size_t *vlen) {
+    size_t n = u16le(p + DRYDB__PG_N);
+    int found;
+    size_t i = leaf8_find(p, n, k, &found);
+    if (!found) return DRYDB_NOTFOUND;
+    return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
+}
+
 /* leaf_value finds key in leaf p; DRYDB_OK (val set), DRYDB_NOTFOUND or
  * FALLBACK. */
 static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
                              const uint8_t **val, size_t *vlen) {
     size_t n = u16le(p + DRYDB__PG_N);
-    if (ft->key8) {
-        int found;
-        size_t i = leaf8_find(p, n, u64be(key), &found);
-        if (!found) return DRYDB_NOTFOUND;
-        return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
-    }
+    if (ft->key8) return leaf8_lookup(ft, p, u64be(key), val, vlen);
     size_t lo = slot_lower(p, key, klen, 0, 0);
     if (lo >= n) return DRYDB_NOTFOUND;
     const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
@@ -1393,6 +1399,56 @@ DRYDB__HIDDEN const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const 
     if (pg < ft->first || pg >= ft->last) return NULL;
     if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63)))) return NULL;
     return ft->data + (pg << ft->pshift);
+}
+
+/* Whether m keys of a table looked up in key order would share leaves: two
+ * or more a page of its tree on average. With fewer, colfast.c's lookups
+ * in caller's order, which overlap their cache misses, are faster than
+ * sorting. */
+DRYDB__HIDDEN int drydb__fast_dense(const struct drydb__ft *ft, size_t m) { return m / 2 >= ft->last - ft->first; }
+
+/* For colfast.c's lookups in key order: the values of number keys ks[0..m)
+ * of a plain table of 8-byte keys into val and len (val NULL: absent).
+ * The leaf found for one key answers every later key between its first
+ * and last keys without a descent (c carries it from call to call), and
+ * the next page is prefetched, as keys in order read the leaves in file
+ * order. Keys out of order cost descents, never a wrong answer: a key
+ * between a checked leaf's first and last keys can only be in it. Returns
+ * DRYDB_OK or FALLBACK (a page not checked, an overflow value: the caller
+ * answers these keys another way). */
+DRYDB__HIDDEN int drydb__fast_walk8(const struct drydb__ft *ft, struct drydb__walk8 *c, const uint64_t *ks, size_t m,
+                                    const uint8_t **val, uint32_t *len) {
+    if (!ft->key8 || ft->cache_mem != NULL || ft->depth == 0) return FALLBACK;
+    const uint8_t *p = c->p;
+    for (size_t j = 0; j < m; j++) {
+        uint64_t k = ks[j];
+        if (p == NULL || k < c->lo || k > c->hi) {
+            uint8_t kb[8];
+            for (int b = 0; b < 8; b++) kb[b] = (uint8_t)(k >> (56 - 8 * b));
+            uint64_t pg = leaf_for(ft, kb, 8, 0);
+            if ((p = page(ft, pg, 0)) == NULL) return FALLBACK;
+            size_t n = u16le(p + DRYDB__PG_N);
+            if (n == 0) return FALLBACK;
+            c->p = p;
+            c->lo = u64be(p + DRYDB__PAGE_HDR);
+            c->hi = u64be(p + DRYDB__PAGE_HDR + 8 * (n - 1));
+            /* a hint: the next page's header and slots, where a page like
+             * this one has them */
+            const uint8_t *next = p + ((size_t)1 << ft->pshift);
+            __builtin_prefetch(next);
+            __builtin_prefetch(next + DRYDB__PAGE_HDR + 8 * n);
+        }
+        size_t l;
+        int r = leaf8_lookup(ft, p, k, &val[j], &l);
+        if (r == FALLBACK) return FALLBACK;
+        if (r != DRYDB_OK) {
+            val[j] = NULL;
+            l = 0;
+        }
+        __builtin_prefetch(val[j]);
+        len[j] = (uint32_t)l;
+    }
+    return DRYDB_OK;
 }
 
 DRYDB__HIDDEN int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,

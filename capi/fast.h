@@ -149,6 +149,15 @@ int drydb__fast_mapped(const struct drydb__ft *ft);
 const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen);
 int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
                          const uint8_t **val, size_t *vlen);
+/* Lookups in key order in a table of 8-byte keys (fast.c says more); c
+ * starts zeroed. */
+struct drydb__walk8 {
+    const uint8_t *p;
+    uint64_t lo, hi;
+};
+int drydb__fast_dense(const struct drydb__ft *ft, size_t m);
+int drydb__fast_walk8(const struct drydb__ft *ft, struct drydb__walk8 *c, const uint64_t *ks, size_t m,
+                      const uint8_t **val, uint32_t *len);
 /* Versions (live.go; the protocol is fast.c's, "Versions"). A version is one
  * mapped file of an open database. Its word is gen << 32 | refs, read and
  * written with atomics only: refs counts the version's owner (the database,

@@ -62,6 +62,10 @@ struct tls {
     char errmsg[ERRMSG_CAP];
     uint8_t *buf;
     size_t cap;
+    /* colfast.c's scratch for sorted batches: kept, so that a thread's
+     * batches do not pay its page faults each call */
+    uint8_t *scratch;
+    size_t scratch_cap;
     /* The version this thread holds (fast.c's "versions"): what its last
      * call returned points into it, so it stays mapped until the thread's
      * next call or its exit. */
@@ -80,6 +84,7 @@ static void tls_destroy(void *p) {
     if (t) {
         if (t->held) drydb__ver_release(t->held, t->held_gen);
         free(t->buf);
+        free(t->scratch);
         free(t);
     }
 }
@@ -128,21 +133,30 @@ void drydb__set_errmsg(const char *msg, size_t n) {
     t->errmsg[n] = 0;
 }
 
-uint8_t *drydb__tls_reserve(size_t n) {
-    struct tls *t = tls_get();
-    if (!t) return NULL;
+/* *buf grown to at least n bytes (doubling; realloc would copy contents
+ * nobody needs); NULL when out of memory. */
+static uint8_t *grow(uint8_t **buf, size_t *cap, size_t n) {
     if (n == 0) n = 1;
-    if (n > t->cap) {
-        size_t c = t->cap ? t->cap : 256;
+    if (n > *cap) {
+        size_t c = *cap ? *cap : 256;
         while (c < n) c *= 2;
-        /* realloc would copy contents nobody needs */
         uint8_t *p = malloc(c);
         if (!p) return NULL;
-        free(t->buf);
-        t->buf = p;
-        t->cap = c;
+        free(*buf);
+        *buf = p;
+        *cap = c;
     }
-    return t->buf;
+    return *buf;
+}
+
+uint8_t *drydb__tls_reserve(size_t n) {
+    struct tls *t = tls_get();
+    return t ? grow(&t->buf, &t->cap, n) : NULL;
+}
+
+uint8_t *drydb__tls_scratch(size_t n) {
+    struct tls *t = tls_get();
+    return t ? grow(&t->scratch, &t->scratch_cap, n) : NULL;
 }
 
 const char *drydb_errmsg(void) {

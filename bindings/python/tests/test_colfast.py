@@ -39,6 +39,8 @@ TABLES = {
           lambda ks: array.array("q", ks)),
     # one value size: pages of fixed-size entries
     "x": ("int64", {}, [(i, b"%08d" % i) for i in range(N)], lambda ks: array.array("q", ks)),
+    # values longer than the binding's first guess of the column's size
+    "w": ("int64", {}, [(i * 5, b"w%d," % i * (i % 5 + 3)) for i in range(N)], lambda ks: array.array("q", ks)),
 }
 
 
@@ -109,6 +111,34 @@ def test_ranges_equal_rows_cold_and_warm(path, name):
     with drydb.open(path) as db:
         for _ in range(2):
             _check_ranges(db[name], name)
+
+
+@pytest.mark.parametrize("name", ["i", "u", "f", "o", "x", "z", "w"])
+def test_get_many_large_batches(path, name):
+    """Batches large enough for C to answer in key order (sorted, the leaves
+    walked in file order, the values put back in the caller's order), cold
+    and warm, shuffled, sorted and reversed, with repeats and absent keys:
+    as the row API. Overflow values (o) and a compressed table (z) are
+    answered in the caller's order; long values (w) fill the column's first
+    guess of its size mid-batch."""
+    rows = TABLES[name][2]
+    r = random.Random(7)
+    keys = [k for k, _ in r.choices(rows, k=20000)] + _queries(name)[:50]
+    for order in ("shuffled", "sorted", "reversed", "warm"):
+        if order == "sorted":
+            keys.sort()
+        elif order == "reversed":
+            keys.reverse()
+        elif order == "warm":
+            r.shuffle(keys)
+        with drydb.open(path) as db:
+            t = db[name]
+            if order == "warm":
+                t.get_many(keys)
+            v, found = t.get_many_columns(TABLES[name][3](keys), output="buffers")
+            want = t.get_many(keys)
+            assert [bool(f) for f in found] == [w is not None for w in want], order
+            assert [g if f else None for g, f in zip(_list(v), found)] == want, order
 
 
 def test_numbers_convert_as_keys(path):
