@@ -472,6 +472,14 @@ static inline size_t leaf8_find(const uint8_t *p, size_t n, uint64_t k, int *fou
     return i;
 }
 
+/* A page of fixed-size entries (DRYDB__LEAF8_FIXED; n of them, page size
+ * ps) has entry i at o0 - i * stride: the distance from its first entry
+ * to the page's end. */
+static inline size_t leaf8_stride(const uint8_t *p, size_t n, size_t ps, size_t *o0) {
+    *o0 = u16le(p + DRYDB__PAGE_HDR + 8 * n);
+    return ps - *o0;
+}
+
 /* Entry i of leaf8 page p (n entries, page size ps): its value, or -1 when
  * it overflows (Go follows those). A fixed-size page's entries are found by
  * arithmetic, without reading slot i or the entry's length. */
@@ -479,7 +487,7 @@ static inline int leaf8_value(const uint8_t *p, size_t n, size_t i, size_t ps,
                               const uint8_t **val, size_t *vlen) {
     size_t so = DRYDB__PAGE_HDR + 8 * n;
     if (p[DRYDB__PG_TYPE] & DRYDB__LEAF8_FIXED) {
-        size_t o0 = u16le(p + so), stride = ps - o0;
+        size_t o0, stride = leaf8_stride(p, n, ps, &o0);
         *vlen = stride - DRYDB__LEAF8_HDR;
         *val = *vlen ? p + o0 - i * stride + DRYDB__LEAF8_HDR : drydb__empty;
         return 0;
@@ -1247,6 +1255,13 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
             if (p == NULL) return end ? DRYDB_OK : FALLBACK;
             cnt = u16le(p + DRYDB__PG_N);
             i = back ? cnt : 0;
+            /* a walk that crossed into this leaf goes on into the next
+             * (leaves are contiguous): fetch it while this one is read, as
+             * the hardware's prefetchers stop at the page boundary (a hint:
+             * past the end of the tree it reads nothing) */
+            if (max - got > cnt)
+                for (size_t o = 0; o < ((size_t)1 << ft->pshift); o += 64)
+                    __builtin_prefetch(back ? p - ((size_t)1 << ft->pshift) + o : p + ((size_t)1 << ft->pshift) + o);
         }
         /* lim: where the range ends in this leaf (one search per leaf, not
          * a compare per row); the rows are i..lim-1, or lim..i-1 back */
@@ -1260,18 +1275,36 @@ static int range(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, in
         if (back ? i < lim : i > lim) return DRYDB_OK;
         size_t take = back ? i - lim : lim - i;
         if (take > max - got) take = max - got;
-        for (size_t t = 0; t < take; t++) {
-            size_t j = back ? i - 1 - t : i + t;
-            const uint8_t *k, *v;
-            size_t kl, vl;
-            if (entry(ft, p, cnt, j, &k, &kl, &v, &vl) != DRYDB_OK) return FALLBACK;
-            keys[got] = k;
-            klens[got] = kl;
-            if (vals != NULL) {
-                vals[got] = v;
-                vlens[got] = vl;
+        if (ft->key8 && (p[DRYDB__PG_TYPE] & DRYDB__LEAF8_FIXED)) {
+            /* entries of one size: where each is, by arithmetic, not read
+             * from its slot and header */
+            size_t o0, stride = leaf8_stride(p, cnt, (size_t)1 << ft->pshift, &o0);
+            size_t vl = stride - DRYDB__LEAF8_HDR;
+            for (size_t t = 0; t < take; t++) {
+                size_t j = back ? i - 1 - t : i + t;
+                keys[got + t] = p + DRYDB__PAGE_HDR + 8 * j;
+                klens[got + t] = 8;
+                if (vals != NULL) {
+                    vals[got + t] = vl ? p + o0 - j * stride + DRYDB__LEAF8_HDR : drydb__empty;
+                    vlens[got + t] = vl;
+                }
             }
-            *n = ++got;
+            got += take;
+            *n = got;
+        } else {
+            for (size_t t = 0; t < take; t++) {
+                size_t j = back ? i - 1 - t : i + t;
+                const uint8_t *k, *v;
+                size_t kl, vl;
+                if (entry(ft, p, cnt, j, &k, &kl, &v, &vl) != DRYDB_OK) return FALLBACK;
+                keys[got] = k;
+                klens[got] = kl;
+                if (vals != NULL) {
+                    vals[got] = v;
+                    vlens[got] = vl;
+                }
+                *n = ++got;
+            }
         }
         if (got == max || last) return DRYDB_OK;
         i = lim; /* the leaf is done: its end (or its start, back) */
