@@ -438,6 +438,42 @@ type shardedTable struct {
 	off   []uint64                // off[i]: rows in parts before i; off[len(parts)] is the total
 	tabs  []atomic.Pointer[Table] // part i's table, once its shard is open (one atomic load per read)
 	comp  *Compression            // the first part's, which every part must share
+	// Range tables of 8-byte keys (int64, uint64, float64): the parts'
+	// first and last keys as numbers, so that routing a key compares
+	// integers (nil otherwise).
+	first8, last8 []uint64
+}
+
+// setBounds8 fills first8 and last8 when every part's bounds are 8 bytes.
+func (st *shardedTable) setBounds8() {
+	if st.hash {
+		return
+	}
+	for _, p := range st.parts {
+		if len(p.First) != 8 || len(p.Last) != 8 {
+			return
+		}
+	}
+	st.first8, st.last8 = make([]uint64, len(st.parts)), make([]uint64, len(st.parts))
+	for i, p := range st.parts {
+		st.first8[i], st.last8[i] = be.Uint64(p.First), be.Uint64(p.Last)
+	}
+}
+
+// below reports whether key sorts before part i's first key.
+func (st *shardedTable) below(i int, key []byte) bool {
+	if st.first8 != nil && len(key) == 8 {
+		return be.Uint64(key) < st.first8[i]
+	}
+	return bytes.Compare(key, st.parts[i].First) < 0
+}
+
+// beyond reports whether key sorts after part i's last key.
+func (st *shardedTable) beyond(i int, key []byte) bool {
+	if st.last8 != nil && len(key) == 8 {
+		return be.Uint64(key) > st.last8[i]
+	}
+	return bytes.Compare(key, st.parts[i].Last) > 0
 }
 
 // table returns part i's table in its shard.
@@ -473,6 +509,18 @@ func (st *shardedTable) part(key []byte) int {
 		return HashSlot(key, len(st.parts))
 	}
 	lo, hi := 0, len(st.parts) // written out: sort.Search's closure costs a call per step on every Get
+	if st.first8 != nil && len(key) == 8 {
+		k := be.Uint64(key)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if st.first8[m] > k {
+				hi = m
+			} else {
+				lo = m + 1
+			}
+		}
+		return lo - 1
+	}
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
 		if bytes.Compare(st.parts[m].First, key) > 0 {
@@ -554,6 +602,7 @@ func OpenManifest(path string, opts *Options) (*DB, error) {
 		for i, p := range mt.Parts {
 			st.off[i+1] = st.off[i] + p.Rows
 		}
+		st.setBounds8()
 		t := &Table{db: db, name: mt.Name, sh: st}
 		t.tree = tree{db: db, name: fmt.Sprintf("table %q", mt.Name)}
 		if len(mt.Parts) > 0 {
@@ -676,18 +725,25 @@ func (st *shardedTable) notOrdered(what string) error {
 
 func (st *shardedTable) get(key []byte) (Value, error) {
 	i := st.part(key)
-	if i < 0 || !st.hash && bytes.Compare(key, st.parts[i].Last) > 0 {
+	if i < 0 || !st.hash && st.beyond(i, key) {
 		return Value{}, ErrNotFound
 	}
 	t, err := st.table(i)
 	if err != nil {
 		return Value{}, err
 	}
-	if t.codec == nil {
-		v, err := t.Get(key)
+	if t.codec != nil {
+		return t.GetPinned(key)
+	}
+	// a plain part: Table.Get's hot path, without its layers
+	if t.db.closed.Load() {
+		return Value{}, ErrClosed
+	}
+	if t.tree.k8 && len(key) == 8 && t.tree.desc.Depth > 0 {
+		v, err := t.tree.get8(be.Uint64(key))
 		return Value{Data: v}, err
 	}
-	return t.GetPinned(key)
+	return t.tree.get(key)
 }
 
 // getMany groups the keys by part and asks each part's table for its keys in
@@ -696,7 +752,7 @@ func (st *shardedTable) getMany(keys, vals [][]byte, found []bool) error {
 	byPart := map[int][]int{}
 	for i, k := range keys {
 		p := st.part(k)
-		if p < 0 || !st.hash && bytes.Compare(k, st.parts[p].Last) > 0 {
+		if p < 0 || !st.hash && st.beyond(p, k) {
 			vals[i], found[i] = nil, false
 			continue
 		}
@@ -730,7 +786,7 @@ func (st *shardedTable) span(lo, hi Bound) (a, b int) {
 	a, b = 0, len(st.parts)
 	if lo.Kind != Unbounded {
 		a = max(st.part(lo.Key), 0)
-		if a < b && bytes.Compare(lo.Key, st.parts[a].Last) > 0 {
+		if a < b && st.beyond(a, lo.Key) {
 			a++
 		}
 	}
@@ -748,8 +804,7 @@ func (st *shardedTable) count(lo, hi Bound) (uint64, error) {
 	for i := a; i < b; i++ {
 		inside := !st.hash && i > a && i < b-1
 		if !inside && !st.hash {
-			inside = (lo.Kind == Unbounded || bytes.Compare(lo.Key, st.parts[i].First) < 0) &&
-				(hi.Kind == Unbounded || bytes.Compare(hi.Key, st.parts[i].Last) > 0)
+			inside = (lo.Kind == Unbounded || st.below(i, lo.Key)) && (hi.Kind == Unbounded || st.beyond(i, hi.Key))
 		}
 		if inside {
 			n += st.parts[i].Rows
@@ -792,7 +847,7 @@ func (st *shardedTable) rank(key []byte) (uint64, error) {
 	if i < 0 {
 		return 0, nil
 	}
-	if bytes.Compare(key, st.parts[i].Last) > 0 {
+	if st.beyond(i, key) {
 		return st.off[i+1], nil
 	}
 	t, err := st.table(i)

@@ -3,7 +3,8 @@
 // get (random existing keys), a 100-row scan that crosses a shard boundary,
 // and a count over a range that crosses one. It prints one JSON line per
 // (layout, operation) with the median ns/op over the reps, then the ratios
-// manifest/one file.
+// manifest/one file: the median of the repetitions' ratios, the two layouts'
+// repetitions alternating.
 //
 //	go run ./bench/shard -rows 1000000 -shards 8 -reps 7
 //
@@ -106,19 +107,23 @@ func measure(one, man, table string, reps int, target time.Duration) {
 	hi = append([]byte(nil), hi...)
 	db.Close()
 
-	medians := map[string]map[string]float64{}
-	cpuMedians := map[string]map[string]float64{}
+	// Both layouts are open at once and their repetitions alternate, so that
+	// the machine's drift (a shared 2-core VM) falls on both alike; the
+	// ratio reported is the median of the repetitions' ratios.
 	runtime.LockOSThread()
-	for _, layout := range []string{"one", "manifest"} {
+	layouts := []string{"one", "manifest"}
+	opsOf := map[string]map[string]func(n int){}
+	for _, layout := range layouts {
 		path := one
 		if layout == "manifest" {
 			path = man
 		}
 		db, err := engine.Open(path, nil)
 		check(err)
+		defer db.Close()
 		tbl, err := db.Table(table)
 		check(err)
-		ops := map[string]func(n int){
+		opsOf[layout] = map[string]func(n int){
 			"get": func(n int) {
 				for i := 0; i < n; i++ {
 					if _, err := tbl.Get(keys[i&(len(keys)-1)]); err != nil {
@@ -149,45 +154,57 @@ func measure(one, man, table string, reps int, target time.Duration) {
 				}
 			},
 		}
-		medians[layout] = map[string]float64{}
-		cpuMedians[layout] = map[string]float64{}
-		for _, name := range []string{"get", "scan100_across_boundary", "count_across_boundary"} {
-			op := ops[name]
-			op(1000) // warm: pages checked, shards opened
-			n := 1000
-			for {
-				s := time.Now()
-				op(n)
-				if d := time.Since(s); d >= target/4 {
-					n = int(float64(n) * float64(target) / float64(d))
-					break
-				}
-				n *= 4
-			}
-			var ns, cpu []float64
-			for k := 0; k < reps; k++ {
-				s, c := time.Now(), threadCPU()
-				op(n)
-				cpu = append(cpu, float64(threadCPU()-c)/float64(n))
-				ns = append(ns, float64(time.Since(s).Nanoseconds())/float64(n))
-			}
-			sort.Float64s(ns)
-			sort.Float64s(cpu)
-			med := ns[len(ns)/2]
-			medians[layout][name] = med
-			cpuMedians[layout][name] = cpu[len(cpu)/2]
-			line, _ := json.Marshal(map[string]any{"layout": layout, "shards": shards, "rows": rows, "op": name,
-				"ns_per_op": round(med), "cpu_ns_per_op": round(cpu[len(cpu)/2]), "ops_per_rep": n,
-				"reps": roundAll(ns)})
-			fmt.Println(string(line))
+	}
+	names := []string{"get", "scan100_across_boundary", "count_across_boundary"}
+	type result struct{ wall, cpu, ratio, cpuRatio float64 }
+	results := map[string]result{}
+	for _, name := range names {
+		for _, layout := range layouts {
+			opsOf[layout][name](1000) // warm: pages checked, shards opened
 		}
-		db.Close()
+		n := 1000 // calibrated on one file
+		for {
+			s := time.Now()
+			opsOf["one"][name](n)
+			if d := time.Since(s); d >= target/4 {
+				n = int(float64(n) * float64(target) / float64(d))
+				break
+			}
+			n *= 4
+		}
+		ns, cpu := map[string][]float64{}, map[string][]float64{}
+		var ratios, cpuRatios []float64
+		for k := 0; k < reps; k++ {
+			for _, layout := range layouts {
+				s, c := time.Now(), threadCPU()
+				opsOf[layout][name](n)
+				cpu[layout] = append(cpu[layout], float64(threadCPU()-c)/float64(n))
+				ns[layout] = append(ns[layout], float64(time.Since(s).Nanoseconds())/float64(n))
+			}
+			ratios = append(ratios, ns["manifest"][k]/ns["one"][k])
+			cpuRatios = append(cpuRatios, cpu["manifest"][k]/cpu["one"][k])
+		}
+		for _, layout := range layouts {
+			reps := roundAll(ns[layout])
+			line, _ := json.Marshal(map[string]any{"layout": layout, "shards": shards, "rows": rows, "op": name,
+				"ns_per_op": round(median(ns[layout])), "cpu_ns_per_op": round(median(cpu[layout])),
+				"ops_per_rep": n, "reps": reps})
+			fmt.Println(string(line))
+			results[layout+"/"+name] = result{wall: median(ns[layout]), cpu: median(cpu[layout])}
+		}
+		results[name] = result{ratio: median(ratios), cpuRatio: median(cpuRatios)}
 	}
-	for _, name := range []string{"get", "scan100_across_boundary", "count_across_boundary"} {
+	for _, name := range names {
+		o, m, r := results["one/"+name], results["manifest/"+name], results[name]
 		fmt.Printf("ratio manifest/one %-24s %.2fx (%.1f / %.1f ns)  thread CPU %.2fx (%.1f / %.1f ns)\n", name,
-			medians["manifest"][name]/medians["one"][name], medians["manifest"][name], medians["one"][name],
-			cpuMedians["manifest"][name]/cpuMedians["one"][name], cpuMedians["manifest"][name], cpuMedians["one"][name])
+			r.ratio, m.wall, o.wall, r.cpuRatio, m.cpu, o.cpu)
 	}
+}
+
+// median of xs (sorted in place).
+func median(xs []float64) float64 {
+	sort.Float64s(xs)
+	return xs[len(xs)/2]
 }
 
 // threadCPU is the calling thread's CPU time in ns (the measuring goroutine
