@@ -175,7 +175,7 @@ func (c *Cursor) moveTo(r uint64, ok bool) bool {
 
 func (c *Cursor) unposition() {
 	c.valid, c.end = false, 0
-	if c.sh != nil && c.sh.merge {
+	if c.sh != nil && c.sh.merge() {
 		c.sh.cur = -1
 	}
 }
@@ -433,7 +433,7 @@ func (c *Cursor) NextBatch(keys, vals [][]byte, reverse bool) int {
 		c.err = ErrInvalid
 		return 0
 	}
-	if c.sh != nil && c.sh.merge {
+	if c.sh != nil && c.sh.merge() {
 		return c.shNextBatch(keys, vals, reverse)
 	}
 	want := len(keys)

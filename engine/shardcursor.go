@@ -23,37 +23,55 @@ import (
 // fast paths fall through to the slow paths, which call the sh* methods.
 type shardCursor struct {
 	st     *shardedTable
-	index  string // the index walked; "" for the table
-	lo, hi Bound  // stored-key bounds
-	merge  bool
-	a, b   int            // concatenation: the parts the range touches, [a, b)
-	subs   []*Cursor      // merge: per part, made at first use
-	one    Cursor         // concatenation: the part being positioned, adopted at once (shAdopt)
-	isubs  []*IndexCursor // index cursors: isubs[i].Cursor is subs[i]
-	cur    int            // the part the cursor is on (concatenation: whose state it holds); -1: none
-	back   bool           // merge: the other parts sit before the current key (after Prev)
+	lo, hi Bound       // stored-key bounds
+	m      *shardMerge // merge state; nil for a concatenation
+	a, b   int32       // concatenation: the parts the range touches, [a, b)
+	cur    int         // the part the cursor is on (concatenation: whose state it holds); -1: none
+	one    Cursor      // concatenation: the part being positioned, adopted at once (shAdopt)
 }
+
+// shardMerge is the state only a merging cursor has, apart, so that a
+// concatenation's cursor and its state are one allocation of 512 bytes (a
+// size class whose objects carry no header: a short scan is a few hundred
+// ns, and the allocation was a visible part of it).
+type shardMerge struct {
+	index string         // the index walked; "" for the table
+	subs  []*Cursor      // per part, made at first use
+	isubs []*IndexCursor // index cursors: isubs[i].Cursor is subs[i]
+	back  bool           // the other parts sit before the current key (after Prev)
+}
+
+func (s *shardCursor) merge() bool { return s.m != nil }
+
+// index is the index walked ("" for the table).
+func (s *shardCursor) index() string {
+	if s.m == nil {
+		return ""
+	}
+	return s.m.index
+}
+
+// span is the parts a concatenation's range touches, [a, b).
+func (s *shardCursor) span() (int, int) { return int(s.a), int(s.b) }
 
 func newShardCursor(t *Table, index string, lo, hi Bound) *Cursor {
 	st := t.sh
-	// One allocation for the cursor and its shard state: a short scan is
-	// a few hundred ns, and each allocation was a visible part of it.
+	// One allocation for the cursor and its shard state (see shardMerge).
 	box := &struct {
 		c Cursor
 		s shardCursor
-	}{c: Cursor{tr: &t.tree, closed: &t.db.closed},
-		s: shardCursor{st: st, index: index, lo: lo, hi: hi, merge: index != "" || st.hash, cur: -1}}
+	}{c: Cursor{tr: &t.tree, closed: &t.db.closed}, s: shardCursor{st: st, lo: lo, hi: hi, cur: -1}}
 	c := &box.c
 	c.init(lo, hi)
 	c.sh = &box.s
-	if c.sh.merge {
-		c.sh.subs = make([]*Cursor, len(st.parts))
-	}
-	if index != "" {
-		c.sh.isubs = make([]*IndexCursor, len(st.parts))
-	}
-	if !c.sh.merge {
-		c.sh.a, c.sh.b = st.span(lo, hi)
+	if index != "" || st.hash {
+		c.sh.m = &shardMerge{index: index, subs: make([]*Cursor, len(st.parts))}
+		if index != "" {
+			c.sh.m.isubs = make([]*IndexCursor, len(st.parts))
+		}
+	} else {
+		a, b := st.span(lo, hi)
+		c.sh.a, c.sh.b = int32(a), int32(b)
 	}
 	return c
 }
@@ -63,7 +81,7 @@ func newShardCursor(t *Table, index string, lo, hi Bound) *Cursor {
 // part: crossing a boundary allocates nothing.
 func (c *Cursor) sub(i int) (*Cursor, bool) {
 	s := c.sh
-	if !s.merge {
+	if !s.merge() {
 		t, err := s.st.table(i)
 		if err != nil {
 			c.shFail(err)
@@ -72,31 +90,32 @@ func (c *Cursor) sub(i int) (*Cursor, bool) {
 		if s.one.tr != nil {
 			s.one.tr.release(s.one.leaf) // a part that had no row in range
 		}
-		lo, hi := clip(i, s.a, s.b, s.lo, s.hi)
+		a, b := s.span()
+		lo, hi := clip(i, a, b, s.lo, s.hi)
 		s.one = Cursor{tr: &t.tree, closed: &t.db.closed}
 		s.one.init(lo, hi)
 		return &s.one, true
 	}
-	if s.subs[i] != nil {
-		return s.subs[i], true
+	if s.m.subs[i] != nil {
+		return s.m.subs[i], true
 	}
-	if s.index != "" {
-		ix, err := s.st.index(i, s.index)
+	if s.index() != "" {
+		ix, err := s.st.index(i, s.index())
 		if err != nil {
 			c.shFail(err)
 			return nil, false
 		}
-		s.isubs[i] = newIndexCursor(ix, s.lo, s.hi)
-		s.subs[i] = &s.isubs[i].Cursor
+		s.m.isubs[i] = newIndexCursor(ix, s.lo, s.hi)
+		s.m.subs[i] = &s.m.isubs[i].Cursor
 	} else {
 		t, err := s.st.table(i)
 		if err != nil {
 			c.shFail(err)
 			return nil, false
 		}
-		s.subs[i] = t.NewCursor(s.lo, s.hi)
+		s.m.subs[i] = t.NewCursor(s.lo, s.hi)
 	}
-	return s.subs[i], true
+	return s.m.subs[i], true
 }
 
 func (c *Cursor) shFail(err error) bool {
@@ -113,8 +132,8 @@ func (c *Cursor) shFail(err error) bool {
 // releases it when it moves on or closes.
 func (c *Cursor) shAdopt(i int) bool {
 	s, sub := c.sh, &c.sh.one
-	if s.merge {
-		sub = s.subs[i]
+	if s.merge() {
+		sub = s.m.subs[i]
 	}
 	c.tr.release(c.leaf)
 	closed, err := c.closed, c.err
@@ -128,7 +147,7 @@ func (c *Cursor) shAdopt(i int) bool {
 // shCross moves to the neighbouring part when a concatenation's Next or
 // Prev ran off its part (the cursor is unpositioned by then).
 func (c *Cursor) shCross(back bool) bool {
-	if c.err != nil || c.sh.merge || c.sh.cur < 0 || c.closed.Load() {
+	if c.err != nil || c.sh.merge() || c.sh.cur < 0 || c.closed.Load() {
 		return false
 	}
 	return c.shOnward(c.sh.cur, back)
@@ -185,8 +204,8 @@ func (c *Cursor) shWalk(from, to int, pos func(*Cursor) bool) bool {
 // back) current key the cursor's row (merge).
 func (c *Cursor) shPick(pos func(*Cursor) bool, back bool) bool {
 	s := c.sh
-	s.cur, s.back = -1, back
-	for i := range s.subs {
+	s.cur, s.m.back = -1, back
+	for i := range s.m.subs {
 		sc, ok := c.sub(i)
 		if !ok {
 			return false
@@ -203,12 +222,12 @@ func (c *Cursor) shBest() bool {
 	s := c.sh
 	s.cur = -1
 	var best []byte
-	for i, sc := range s.subs {
+	for i, sc := range s.m.subs {
 		if sc == nil || !sc.Valid() {
 			continue
 		}
 		k := sc.Key()
-		if s.cur < 0 || (bytes.Compare(k, best) < 0) != s.back {
+		if s.cur < 0 || (bytes.Compare(k, best) < 0) != s.m.back {
 			s.cur, best = i, k
 		}
 	}
@@ -219,10 +238,10 @@ func (c *Cursor) shFirst() bool {
 	if !c.shStart() {
 		return false
 	}
-	if c.sh.merge {
+	if c.sh.merge() {
 		return c.shPick((*Cursor).First, false)
 	}
-	a, b := c.sh.a, c.sh.b
+	a, b := c.sh.span()
 	return c.shWalk(a, b, (*Cursor).First)
 }
 
@@ -230,10 +249,10 @@ func (c *Cursor) shLast() bool {
 	if !c.shStart() {
 		return false
 	}
-	if c.sh.merge {
+	if c.sh.merge() {
 		return c.shPick((*Cursor).Last, true)
 	}
-	a, b := c.sh.a, c.sh.b
+	a, b := c.sh.span()
 	return c.shWalk(b-1, a-1, (*Cursor).Last)
 }
 
@@ -242,7 +261,7 @@ func (c *Cursor) shSeek(key []byte) bool {
 		return false
 	}
 	s := c.sh
-	if s.merge {
+	if s.merge() {
 		return c.shPick(func(sc *Cursor) bool { return sc.Seek(key) }, false)
 	}
 	i := s.st.part(key)
@@ -268,7 +287,7 @@ func (c *Cursor) shFrom(i int, pos func(*Cursor) bool, back bool) bool {
 // shOnward moves to the first row in range of the parts after part i (the
 // last row of those before it, going back).
 func (c *Cursor) shOnward(i int, back bool) bool {
-	a, b := c.sh.a, c.sh.b
+	a, b := c.sh.span()
 	if back {
 		return c.shWalk(i-1, min(a, i)-1, (*Cursor).Last)
 	}
@@ -280,7 +299,7 @@ func (c *Cursor) shSeekReverse(key []byte) bool {
 		return false
 	}
 	s := c.sh
-	if s.merge {
+	if s.merge() {
 		return c.shPick(func(sc *Cursor) bool { return sc.SeekReverse(key) }, true)
 	}
 	i := s.st.part(key)
@@ -297,7 +316,7 @@ func (c *Cursor) shSeekExact(key []byte) bool {
 	}
 	s := c.sh
 	i := s.st.part(key)
-	if s.index != "" {
+	if s.index() != "" {
 		if !c.shSeek(key) {
 			return false
 		}
@@ -316,8 +335,8 @@ func (c *Cursor) shSeekExact(key []byte) bool {
 		return false
 	}
 	if sc.SeekExact(key) {
-		if s.merge { // the other parts must sit after the key for Next
-			s.cur, s.back = i, false
+		if s.merge() { // the other parts must sit after the key for Next
+			s.cur, s.m.back = i, false
 			return c.shReposition(false)
 		}
 		return c.shAdopt(i)
@@ -330,9 +349,9 @@ func (c *Cursor) shSeekRow(n uint64) bool {
 		return false
 	}
 	s := c.sh
-	if s.merge {
-		if s.index != "" {
-			return c.shFail(fmt.Errorf("%w: SeekRow on index %q of sharded table %q: index rows are not numbered across shards", ErrInvalid, s.index, s.st.name))
+	if s.merge() {
+		if s.index() != "" {
+			return c.shFail(fmt.Errorf("%w: SeekRow on index %q of sharded table %q: index rows are not numbered across shards", ErrInvalid, s.index(), s.st.name))
 		}
 		return c.shFail(s.st.notOrdered("SeekRow"))
 	}
@@ -355,8 +374,8 @@ func (c *Cursor) shSeekRow(n uint64) bool {
 // with back) the current key, as a merge moving that way needs.
 func (c *Cursor) shReposition(back bool) bool {
 	s := c.sh
-	key := bytes.Clone(s.subs[s.cur].Key())
-	for i, sc := range s.subs {
+	key := bytes.Clone(s.m.subs[s.cur].Key())
+	for i, sc := range s.m.subs {
 		if i == s.cur {
 			continue
 		}
@@ -379,7 +398,7 @@ func (c *Cursor) shReposition(back bool) bool {
 			return c.shFail(fmt.Errorf("%w: key %x is in two shards of table %q", ErrCorrupt, key, s.st.name))
 		}
 	}
-	s.back = back
+	s.m.back = back
 	return true
 }
 
@@ -387,13 +406,13 @@ func (c *Cursor) shReposition(back bool) bool {
 // single-file cursor does, and crosses parts in shCross.)
 func (c *Cursor) shStep(back bool) bool {
 	s := c.sh
-	if !s.merge || s.cur < 0 || !c.shUsable() {
+	if !s.merge() || s.cur < 0 || !c.shUsable() {
 		return false
 	}
-	if s.back != back && !c.shReposition(back) {
+	if s.m.back != back && !c.shReposition(back) {
 		return false
 	}
-	sc := s.subs[s.cur]
+	sc := s.m.subs[s.cur]
 	if (back && !sc.Prev() || !back && !sc.Next()) && !c.shCheck(sc) {
 		return false
 	}
@@ -402,20 +421,20 @@ func (c *Cursor) shStep(back bool) bool {
 
 // shValid, shKey, shValue and shPinned answer for a merge (a concatenation
 // answers through the state it adopted).
-func (c *Cursor) shValid() bool { return c.sh.merge && c.sh.cur >= 0 }
+func (c *Cursor) shValid() bool { return c.sh.merge() && c.sh.cur >= 0 }
 
 func (c *Cursor) shKey() []byte {
 	if !c.shValid() {
 		return nil
 	}
-	return c.sh.subs[c.sh.cur].Key()
+	return c.sh.m.subs[c.sh.cur].Key()
 }
 
 func (c *Cursor) shValue() []byte {
 	if !c.shValid() {
 		return nil
 	}
-	sc := c.sh.subs[c.sh.cur]
+	sc := c.sh.m.subs[c.sh.cur]
 	v := sc.Value()
 	if v == nil && sc.err != nil {
 		c.shFail(sc.err)
@@ -428,7 +447,7 @@ func (c *Cursor) shIndexValue() []byte {
 	if c.sh.cur < 0 {
 		return nil
 	}
-	ic := c.sh.isubs[c.sh.cur]
+	ic := c.sh.m.isubs[c.sh.cur]
 	v := ic.Value()
 	if v == nil && ic.err != nil {
 		c.shFail(ic.err)
@@ -441,13 +460,13 @@ func (c *Cursor) shRow() uint64 {
 	if s.cur < 0 {
 		return 0
 	}
-	if !s.merge {
+	if !s.merge() {
 		return s.st.off[s.cur] + c.leafRow + uint64(c.idx)
 	}
 	// every part's entries below the current key
-	key := s.subs[s.cur].Key()
+	key := s.m.subs[s.cur].Key()
 	var n uint64
-	for i := range s.subs {
+	for i := range s.m.subs {
 		sc, ok := c.sub(i)
 		if !ok {
 			return 0
@@ -467,11 +486,11 @@ func (c *Cursor) shCount() (uint64, error) {
 		return 0, c.err
 	}
 	s := c.sh
-	if s.index == "" {
+	if s.index() == "" {
 		return s.st.count(s.lo, s.hi)
 	}
 	var n uint64
-	for i := range s.subs {
+	for i := range s.m.subs {
 		sc, ok := c.sub(i)
 		if !ok {
 			return 0, c.err
@@ -486,7 +505,7 @@ func (c *Cursor) shCount() (uint64, error) {
 }
 
 func (c *Cursor) shPinned() bool {
-	return c.shValid() && c.sh.subs[c.sh.cur].Pinned()
+	return c.shValid() && c.sh.m.subs[c.sh.cur].Pinned()
 }
 
 func (c *Cursor) shClose() {
@@ -494,14 +513,16 @@ func (c *Cursor) shClose() {
 		one.tr.release(one.leaf)
 		one.leaf = node{}
 	}
-	for _, sc := range c.sh.subs {
-		if sc != nil {
-			sc.Close()
+	if m := c.sh.m; m != nil {
+		for _, sc := range m.subs {
+			if sc != nil {
+				sc.Close()
+			}
 		}
-	}
-	for _, ic := range c.sh.isubs {
-		if ic != nil {
-			ic.val.Release()
+		for _, ic := range m.isubs {
+			if ic != nil {
+				ic.val.Release()
+			}
 		}
 	}
 	c.sh.cur = -1
@@ -523,7 +544,7 @@ func (c *Cursor) shNextBatch(keys, vals [][]byte, reverse bool) int {
 		if !c.shUsable() {
 			break
 		}
-		sc := s.subs[s.cur]
+		sc := s.m.subs[s.cur]
 		if keys != nil {
 			keys[got] = sc.Key()
 		}
