@@ -308,6 +308,7 @@ def write_md(res, path, ref, src, shapes_png):
         L.append("| %s | %s | %s | %s |" % (lang, st, ver.replace("|", "/"), cfg.replace("|", "/")))
     # after the stores: beside "Rebuild by merge", without touching its lines
     L += [""] + live_section(os.path.join(os.path.dirname(os.path.abspath(src)), "live.jsonl"))
+    L += columnar_section(os.path.join(os.path.dirname(os.path.abspath(src)), "columnar.jsonl"))
     L += ["", "![chart: dense keys](bench.png)", "",
           "Harness sources: `bench/shapes.py` (the key shapes), `bench/c` (one program per store: `driver.c` + "
           "`store_<name>.c`), `bench/go` (drydb's engine package, bbolt and a sorted slice in one program), "
@@ -373,6 +374,33 @@ def update_readme(res, path):
 COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
           "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
           "rocksdb": "#9467bd", "bbolt": "#e377c2"}
+
+
+COLUMNAR_TARGETS = {"build_numpy": "≥ 4,000,000 rows/s and ≥ lmdb_put", "build_arrow": "≥ 4,000,000 rows/s and ≥ lmdb_put",
+                    "build_string": "≥ 2,500,000 rows/s", "get_many_cols": "≤ 30 ns a key",
+                    "range_cols_numpy": "≤ 15 ns a row", "range_cols_arrow": "≤ 15 ns a row"}
+
+
+def columnar_section(path):
+    """Markdown lines for bench/out/columnar.jsonl (bench/python/columnar.py --json), if the run wrote it."""
+    try:
+        recs = [json.loads(l) for l in open(path) if l.startswith("{")]
+    except OSError:
+        return []
+    if not recs:
+        return []
+    L = ["## Columnar Python (issue 23)", "",
+         "`bench/python/columnar.py`: %s rows of int64 keys and 13-byte values (string keys `key-%%08d` for "
+         "the `_str` rows), built from NumPy/Arrow columns and read back into columns; `lmdb_put` is py-lmdb's "
+         "`putmulti` of the same sorted rows, `add_many` and `get_many_rows` drydb's row API, all in the same "
+         "run. Medians of the repetitions, wall time and the process's CPU time (load average %s)." %
+         (format(recs[0]["rows"], ","), recs[0].get("loadavg", "?")), "",
+         "| operation | ns a %s, wall | ns, CPU | per second | target |" % "row or key", "|---|---:|---:|---:|---|"]
+    for r in recs:
+        L.append("| %s | %.1f | %.1f | %s | %s |" % (r["op"], r["ns_per_item_wall"], r["ns_per_item_cpu"],
+                                                    format(r["items_per_s_wall"], ","),
+                                                    COLUMNAR_TARGETS.get(r["op"], "")))
+    return L + [""]
 
 
 def live_section(path):

@@ -713,11 +713,12 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
     bounds = _range_bounds(s)
     kind = -1 if kc.raw else kc.kind
     kdec = kc.decode
-    lrange = L._copy_range
+    lrange, lcw = L._copy_range, L._count_word
+    ask = _WORD_ASK
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lrange
-        lrange = stub
+        nonlocal lrange, lcw
+        lrange = lcw = stub
 
     def batches(lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool,
                 what: int) -> Iterator[Any]:
@@ -726,10 +727,23 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
         want = _KEYS_ONLY if what == 1 else _KEYS_VALUES
         last = b""
         step = 0
+        # A range bounded on both sides and shorter than a full batch is
+        # counted (in C, no descent past the two bounds') and read in one
+        # call of its length + 1 (the + 1 tells the end); others grow from
+        # 16 rows, so that taking the first rows of a long range reads
+        # about as many.
+        first = None
+        if lok and hik:
+            n = lcw(harg, lo, len(lo), hi, len(hi), lok | hik << 4)
+            if n != ask and n < _BATCH:
+                first = (n + 1, c_size_t(n + 1))
         while True:
-            size, maxarg = _GROWTH[step]
-            if step < len(_GROWTH) - 1:
-                step += 1
+            if first is not None:
+                (size, maxarg), first = first, None
+            else:
+                size, maxarg = _GROWTH[step]
+                if step < len(_GROWTH) - 1:
+                    step += 1
             b = _get_batch()
             try:
                 c = b.c
@@ -860,17 +874,23 @@ def _decode(b: "_Batch", m: int, what: int, kind: int, kdec: Callable[[bytes], A
             if _LITTLE:
                 a.byteswap()
             keys = a.tolist()
+    elif what == 2:
+        # values only: no key is sliced but the last (the next call's bound)
+        last = b""
+        if more:
+            ls = b.mkl[:m].tolist()
+            end = sum(ls)
+            last = bytes(kb[end - ls[-1]:end])
     else:
         ls = b.mkl[:m].tolist()
         ks = _fields(kb, ls)
         last = ks[-1] if more else b""
-        if what != 2:
-            if kind == KEY_STRING:
-                keys = [k.decode("utf-8") for k in ks]
-            elif kind == KEY_BYTES or kind == -1:
-                keys = ks
-            else:
-                keys = [kdec(k) for k in ks]
+        if kind == KEY_STRING:
+            keys = [k.decode("utf-8") for k in ks]
+        elif kind == KEY_BYTES or kind == -1:
+            keys = ks
+        else:
+            keys = [kdec(k) for k in ks]
     if what != 1:
         vals = _values(b, m)
     return keys, vals, last
