@@ -185,8 +185,20 @@ func TestShellTerminal(t *testing.T) {
 	tm.waitFor("drydb:users> ")
 	tm.send("\x1b[A\x1b[A\r") // the entry before "quit"
 	tm.waitFor("not found: 910")
+	// Ctrl-D only once the next prompt is up: sent while the command still
+	// ran, the terminal was in cooked mode, where Ctrl-D is an end of file
+	// that the line editor's raw-mode read never sees (a loaded CI machine
+	// hung here until the test binary's 10-minute timeout)
+	tm.waitFor("drydb:users> ")
 	tm.send("\x04") // Ctrl-D on an empty line leaves
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("shell exited with %v after Ctrl-D", err)
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("shell exited with %v after Ctrl-D", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("shell did not exit on Ctrl-D")
 	}
 }
