@@ -376,6 +376,14 @@ COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "array": "#7f7f7f", "dict
           "rocksdb": "#9467bd", "bbolt": "#e377c2"}
 
 
+def jsonl(path):
+    """The JSON records of a side file of the run (bench/out/*.jsonl); [] when it is missing."""
+    try:
+        return [json.loads(l) for l in open(path) if l.startswith("{")]
+    except OSError:
+        return []
+
+
 COLUMNAR_TARGETS = {"build_numpy": "≥ 4,000,000 rows/s and ≥ lmdb_put", "build_arrow": "≥ 4,000,000 rows/s and ≥ lmdb_put",
                     "build_string": "≥ 2,500,000 rows/s", "get_many_cols": "≤ 30 ns a key",
                     "range_cols_numpy": "≤ 15 ns a row", "range_cols_arrow": "≤ 15 ns a row"}
@@ -383,10 +391,7 @@ COLUMNAR_TARGETS = {"build_numpy": "≥ 4,000,000 rows/s and ≥ lmdb_put", "bui
 
 def columnar_section(path):
     """Markdown lines for bench/out/columnar.jsonl (bench/python/columnar.py --json), if the run wrote it."""
-    try:
-        recs = [json.loads(l) for l in open(path) if l.startswith("{")]
-    except OSError:
-        return []
+    recs = jsonl(path)
     if not recs:
         return []
     L = ["## Columnar Python (issue 23)", "",
@@ -405,10 +410,7 @@ def columnar_section(path):
 
 def live_section(path):
     """Markdown lines for bench/out/live.jsonl (bench/c/refresh.c), if the run wrote it."""
-    try:
-        recs = [json.loads(l) for l in open(path) if l.startswith("{")]
-    except OSError:
-        return []
+    recs = jsonl(path)
     if not recs:
         return []
     L = ["## Live data: drydb_refresh", "",

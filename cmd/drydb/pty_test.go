@@ -144,16 +144,7 @@ func TestShellTerminal(t *testing.T) {
 	tm.send("\x03") // Ctrl-C abandons it
 	tm.waitFor("^C")
 	tm.send("quit\r")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("shell exited with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("shell did not exit on quit")
-	}
+	waitExit(t, cmd, "quit")
 	hist, err := os.ReadFile(filepath.Join(dir, ".drydb_history"))
 	if err != nil {
 		t.Fatal(err)
@@ -191,14 +182,20 @@ func TestShellTerminal(t *testing.T) {
 	// hung here until the test binary's 10-minute timeout)
 	tm.waitFor("drydb:users> ")
 	tm.send("\x04") // Ctrl-D on an empty line leaves
-	done = make(chan error, 1)
+	waitExit(t, cmd, "Ctrl-D")
+}
+
+// waitExit waits up to 10 s for the shell to exit cleanly after key.
+func waitExit(t *testing.T, cmd *exec.Cmd, key string) {
+	t.Helper()
+	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("shell exited with %v after Ctrl-D", err)
+			t.Fatalf("shell exited with %v after %s", err, key)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("shell did not exit on Ctrl-D")
+		t.Fatalf("shell did not exit on %s", key)
 	}
 }
