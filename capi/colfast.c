@@ -188,6 +188,12 @@ static inline void put(uint8_t *d, const uint8_t *s, size_t n) {
     if (n >= 8 && n <= 16) {
         st64(d, ld64(s));
         st64(d + n - 8, ld64(s + n - 8));
+    } else if (n > 16 && n <= 32) { /* two 16-byte moves, overlapping */
+        uint8_t a[16], b[16];
+        memcpy(a, s, 16);
+        memcpy(b, s + n - 16, 16);
+        memcpy(d, a, 16);
+        memcpy(d + n - 16, b, 16);
     } else {
         memcpy(d, s, n);
     }
@@ -300,37 +306,38 @@ enum { SORT_MIN = 2048, SORT_CHUNK = 1 << 17, SORT_IX = 17, RADIX = 8, SORT_BITS
 
 /* The scratch of a sorted chunk (the thread's, allocated before the
  * guarded region: a fault jumps out of it). */
+struct answer {
+    const uint8_t *val; /* mostly in the stage; NULL: the key is absent */
+    size_t len;
+};
+
 struct sorted {
-    uint64_t *w, *tmp;   /* top bits of a key << SORT_IX | its index in the chunk */
-    const uint8_t **val; /* answers (mostly in the stage), in caller's order */
-    uint32_t *len;       /* their lengths, in caller's order */
-    uint8_t *stage;      /* values copied while their lines are in cache */
+    uint64_t *w, *tmp;  /* top bits of a key << SORT_IX | its index in the chunk */
+    struct answer *ans; /* in caller's order: one line written a key, where
+                         * the walk's order scatters them */
+    uint8_t *stage;     /* values copied while their lines are in cache */
     size_t stage_cap;
 };
 
-static size_t sorted_bytes(size_t m) { return m * (3 * sizeof(uint64_t) + sizeof(uint32_t) + STAGE); }
+static size_t sorted_bytes(size_t m) { return m * (2 * sizeof(uint64_t) + sizeof(struct answer) + STAGE); }
 
 static void sorted_at(struct sorted *sc, uint8_t *mem, size_t m) {
     sc->w = (uint64_t *)mem;
     sc->tmp = sc->w + m;
-    sc->val = (const uint8_t **)(sc->tmp + m);
-    sc->len = (uint32_t *)(sc->val + m);
-    sc->stage = (uint8_t *)(sc->len + m);
+    sc->ans = (struct answer *)(sc->tmp + m);
+    sc->stage = (uint8_t *)(sc->ans + m);
     sc->stage_cap = STAGE * m;
 }
 
+enum { BUCKETS = 1 << RADIX };
+
 /* Sorts w[0..m) by its bits from..from+db (db at most SORT_BITS): LSD
  * radix, RADIX bits a pass (few enough buckets that the scatter's lines
- * stay in L1). Returns the sorted array (w or tmp). */
-static uint64_t *radix(uint64_t *w, uint64_t *tmp, size_t m, unsigned from, unsigned db) {
-    enum { B = 1 << RADIX };
-    uint32_t c[2][B];
+ * stay in L1), given the counts of each pass's digits (counted while w
+ * was written). Returns the sorted array (w or tmp). */
+static uint64_t *radix(uint64_t *w, uint64_t *tmp, size_t m, unsigned from, unsigned db, uint32_t c[2][BUCKETS]) {
+    enum { B = BUCKETS };
     unsigned passes = db > RADIX ? 2 : 1;
-    memset(c, 0, sizeof c);
-    for (size_t j = 0; j < m; j++) {
-        c[0][w[j] >> from & (B - 1)]++;
-        c[1][w[j] >> (from + RADIX) & (B - 1)]++;
-    }
     for (unsigned ps = 0; ps < passes; ps++) {
         uint32_t sum = 0;
         for (size_t d = 0; d < B; d++) {
@@ -357,11 +364,15 @@ static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, 
     int ints = kc->conv != DRYDB__CONV_F64;
     uint64_t flip = kc->conv == DRYDB__CONV_I64 ? (uint64_t)1 << 63 : 0;
     const uint8_t *in = kc->data + 8 * i;
+    uint64_t prev = 0;
+    int unsorted = 0;
     for (size_t j = 0; j < m; j++) {
         if (ints) k = ld64(in + 8 * j) ^ flip;
         else if (!num_at(kc, i + j, &k)) return FALLBACK;
         lo = k < lo ? k : lo;
         hi = k > hi ? k : hi;
+        unsorted |= k < prev;
+        prev = k;
     }
     /* a word is a key's top bits << SORT_IX | its index; when the keys
      * span at most 2^(64-SORT_IX), all of the key less lo (else the key
@@ -369,42 +380,56 @@ static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, 
     unsigned db = hi == lo ? 0 : 64 - (unsigned)__builtin_clzll(hi - lo);
     int whole = db <= 64 - SORT_IX;
     unsigned drop = whole || db <= SORT_BITS ? 0 : db - SORT_BITS;
+    unsigned bits = db - drop, from = SORT_IX + (bits > SORT_BITS ? bits - SORT_BITS : 0);
+    /* keys already in order (a caller's sorted batch) need no sort: and
+     * sorting them would be slow, every key landing in the bucket of the
+     * one before it (each count waits for the last) */
+    int sort = db != 0 && unsorted;
+    uint32_t cnt[2][BUCKETS];
+    memset(cnt, 0, sizeof cnt);
     for (size_t j = 0; j < m; j++) {
         if (ints) k = ld64(in + 8 * j) ^ flip;
         else num_at(kc, i + j, &k);
-        sc->w[j] = (k - lo) >> drop << SORT_IX | j;
+        uint64_t wj = (k - lo) >> drop << SORT_IX | j;
+        sc->w[j] = wj;
+        if (sort) {
+            cnt[0][wj >> from & (BUCKETS - 1)]++;
+            cnt[1][wj >> (from + RADIX) & (BUCKETS - 1)]++;
+        }
     }
-    unsigned bits = db - drop, from = SORT_IX + (bits > SORT_BITS ? bits - SORT_BITS : 0);
-    const uint64_t *w = db == 0 ? sc->w : radix(sc->w, sc->tmp, m, from, bits - (from - SORT_IX));
+    const uint64_t *w = sort ? radix(sc->w, sc->tmp, m, from, bits - (from - SORT_IX), cnt) : sc->w;
     struct drydb__walk8 cur = {0};
     uint8_t *stage = sc->stage, *stage_end = sc->stage + sc->stage_cap;
-    for (size_t j0 = 0; j0 < m; j0 += WALK) {
-        size_t bn = m - j0 < WALK ? m - j0 : WALK;
-        uint64_t ks[WALK];
-        const uint8_t *bv[WALK];
-        uint32_t bl[WALK];
-        for (size_t b = 0; b < bn; b++) {
-            uint64_t wj = w[j0 + b];
-            if (whole) ks[b] = (wj >> SORT_IX) + lo;
-            else num_at(kc, i + (wj & ((1u << SORT_IX) - 1)), &ks[b]);
+    /* the walk runs a block ahead of the copy: a value's line, prefetched
+     * when the walk finds it, has a block's time to arrive */
+    const uint8_t *bv[2][WALK];
+    uint32_t bl[2][WALK];
+    for (size_t j0 = 0, t = 0; j0 < m + WALK; j0 += WALK, t ^= 1) {
+        if (j0 < m) {
+            size_t bn = m - j0 < WALK ? m - j0 : WALK;
+            uint64_t ks[WALK];
+            for (size_t b = 0; b < bn; b++) {
+                uint64_t wj = w[j0 + b];
+                if (whole) ks[b] = (wj >> SORT_IX) + lo;
+                else num_at(kc, i + (wj & ((1u << SORT_IX) - 1)), &ks[b]);
+            }
+            if (drydb__fast_walk8(ft, &cur, ks, bn, bv[t], bl[t]) != DRYDB_OK) return FALLBACK;
         }
-        if (drydb__fast_walk8(ft, &cur, ks, bn, bv, bl) != DRYDB_OK) return FALLBACK;
-        /* the values copied to the stage now, while their lines are in
-         * cache (prefetched by the walk): the column is then filled from
-         * the stage, not from the file */
-        for (size_t b = 0; b < bn; b++) {
-            size_t x = w[j0 + b] & ((1u << SORT_IX) - 1), l = bl[b];
-            const uint8_t *val = bv[b];
-            found[i + x] = val != NULL;
-            if (val == NULL) {
-                val = drydb__empty;
-            } else if (l <= (size_t)(stage_end - stage)) {
+        if (j0 == 0) continue;
+        /* the block before, copied to the stage while its lines are in
+         * cache: the column is then filled from the stage, not the file */
+        size_t p0 = j0 - WALK, pn = m - p0 < WALK ? m - p0 : WALK;
+        for (size_t b = 0; b < pn; b++) {
+            size_t x = w[p0 + b] & ((1u << SORT_IX) - 1), l = bl[t ^ 1][b];
+            const uint8_t *val = bv[t ^ 1][b];
+            if (l == DRYDB__WALK8_ENTRY && drydb__entry8(val, &val, &l) != 0) return FALLBACK;
+            if (val != NULL && l <= (size_t)(stage_end - stage)) {
                 put(stage, val, l);
                 val = stage;
                 stage += l;
             }
-            sc->val[x] = val;
-            sc->len[x] = (uint32_t)l;
+            sc->ans[x].val = val;
+            sc->ans[x].len = l;
         }
     }
     /* the column, in caller's order, as far as it has room (its state in
@@ -414,13 +439,14 @@ static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, 
     uint64_t base = v->base;
     int four = v->osize == 4;
     for (size_t x = 0; x < m; x++) {
-        if (x + 16 < m) __builtin_prefetch(sc->val[x + 16]);
-        size_t l = sc->len[x];
+        if (x + 16 < m) __builtin_prefetch(sc->ans[x + 16].val);
+        size_t l = sc->ans[x].len;
         if (l > cap - used) {
             end = x;
             break;
         }
-        put(d + used, sc->val[x], l);
+        found[i + x] = sc->ans[x].val != NULL;
+        if (l != 0) put(d + used, sc->ans[x].val, l);
         used += l;
         uint64_t o = base + used;
         uint32_t o4 = (uint32_t)o;

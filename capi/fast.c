@@ -492,12 +492,7 @@ static inline int leaf8_value(const uint8_t *p, size_t n, size_t i, size_t ps,
         *val = *vlen ? p + o0 - i * stride + DRYDB__LEAF8_HDR : drydb__empty;
         return 0;
     }
-    size_t o = u16le(p + so + 2 * i);
-    uint16_t vl = u16le(p + o);
-    if (vl & DRYDB__OVERFLOW) return -1;
-    *val = vl ? p + o + DRYDB__LEAF8_HDR : drydb__empty;
-    *vlen = vl;
-    return 0;
+    return drydb__entry8(p + u16le(p + so + 2 * i), val, vlen);
 }
 
 static inline int keycmp(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
@@ -1449,34 +1444,85 @@ DRYDB__HIDDEN int drydb__fast_dense(const struct drydb__ft *ft, size_t m) { retu
  * between a checked leaf's first and last keys can only be in it. Returns
  * DRYDB_OK or FALLBACK (a page not checked, an overflow value: the caller
  * answers these keys another way). */
+/* Sets c to leaf page pg (p): its bounds. A consecutive-key page's last
+ * key is its first plus its count (the engine checked the flag), one line
+ * less to wait for. */
+static inline int walk8_at(const struct drydb__ft *ft, struct drydb__walk8 *c, uint64_t pg, const uint8_t *p) {
+    size_t n = u16le(p + DRYDB__PG_N);
+    if (n == 0) return 0;
+    c->p = p;
+    c->pg = pg;
+    c->lo = u64be(p + DRYDB__PAGE_HDR);
+    int seq = p[DRYDB__PG_TYPE] & DRYDB__LEAF8_SEQ;
+    c->hi = seq ? c->lo + (n - 1) : u64be(p + DRYDB__PAGE_HDR + 8 * (n - 1));
+    c->v0 = NULL;
+    if (seq && (p[DRYDB__PG_TYPE] & DRYDB__LEAF8_FIXED)) { /* leaf8_value's arithmetic, once a page */
+        size_t o0;
+        c->stride = leaf8_stride(p, n, (size_t)1 << ft->pshift, &o0);
+        c->vlen = c->stride - DRYDB__LEAF8_HDR;
+        c->v0 = p + o0 + DRYDB__LEAF8_HDR;
+    }
+    /* hints: the next pages' headers and first slots, where a walk in key
+     * order goes (and where pages like this one have them) */
+    const uint8_t *next = p + ((size_t)1 << ft->pshift);
+    __builtin_prefetch(next);
+    __builtin_prefetch(next + DRYDB__PAGE_HDR + 8 * n);
+    __builtin_prefetch(next + ((size_t)1 << ft->pshift));
+    /* and its keys, which a page not of consecutive keys searches */
+    if (!seq)
+        for (size_t o = 64; o < DRYDB__PAGE_HDR + 8 * n; o += 64) __builtin_prefetch(next + o);
+    return 1;
+}
+
 DRYDB__HIDDEN int drydb__fast_walk8(const struct drydb__ft *ft, struct drydb__walk8 *c, const uint64_t *ks, size_t m,
                                     const uint8_t **val, uint32_t *len) {
     if (!ft->key8 || ft->cache_mem != NULL || ft->depth == 0) return FALLBACK;
-    const uint8_t *p = c->p;
     for (size_t j = 0; j < m; j++) {
         uint64_t k = ks[j];
-        if (p == NULL || k < c->lo || k > c->hi) {
-            uint8_t kb[8];
-            for (int b = 0; b < 8; b++) kb[b] = (uint8_t)(k >> (56 - 8 * b));
-            uint64_t pg = leaf_for(ft, kb, 8, 0);
-            if ((p = page(ft, pg, 0)) == NULL) return FALLBACK;
-            size_t n = u16le(p + DRYDB__PG_N);
-            if (n == 0) return FALLBACK;
-            c->p = p;
-            c->lo = u64be(p + DRYDB__PAGE_HDR);
-            c->hi = u64be(p + DRYDB__PAGE_HDR + 8 * (n - 1));
-            /* a hint: the next page's header and slots, where a page like
-             * this one has them */
-            const uint8_t *next = p + ((size_t)1 << ft->pshift);
-            __builtin_prefetch(next);
-            __builtin_prefetch(next + DRYDB__PAGE_HDR + 8 * n);
+        if (c->p == NULL || k < c->lo || k > c->hi) {
+            /* past this leaf: the next one when it is the adjacent page
+             * and its keys continue the order (as step_leaf; a key between
+             * the two is then absent), else a descent */
+            int moved = 0;
+            if (c->p != NULL && k > c->hi) {
+                const uint8_t *l = c->p + DRYDB__PG_NEXT, *q;
+                uint64_t link = (uint64_t)l[0] | (uint64_t)l[1] << 8 | (uint64_t)l[2] << 16 | (uint64_t)l[3] << 24;
+                uint64_t hi = c->hi;
+                if (link == c->pg + 1 && (q = page(ft, link, 0)) != NULL) {
+                    if (!walk8_at(ft, c, link, q) || c->lo <= hi) return FALLBACK; /* Go reports it */
+                    moved = k <= c->hi;
+                }
+            }
+            if (!moved) {
+                uint8_t kb[8];
+                for (int b = 0; b < 8; b++) kb[b] = (uint8_t)(k >> (56 - 8 * b));
+                uint64_t pg = leaf_for(ft, kb, 8, 0);
+                const uint8_t *q = page(ft, pg, 0);
+                if (q == NULL || !walk8_at(ft, c, pg, q)) return FALLBACK;
+            }
         }
         size_t l;
-        int r = leaf8_lookup(ft, p, k, &val[j], &l);
-        if (r == FALLBACK) return FALLBACK;
-        if (r != DRYDB_OK) {
-            val[j] = NULL;
-            l = 0;
+        if (c->v0 != NULL) {
+            int in = k >= c->lo && k <= c->hi; /* else in a gap between leaves */
+            val[j] = !in ? NULL : c->vlen ? c->v0 - (size_t)(k - c->lo) * c->stride : drydb__empty;
+            l = in ? c->vlen : 0;
+        } else {
+            /* leaf8_lookup, but a variable-size entry is handed out
+             * unread (its line prefetched below): a key waits for its
+             * line only when the caller reads it, a block later */
+            const uint8_t *p = c->p;
+            size_t n = u16le(p + DRYDB__PG_N);
+            int found;
+            size_t x = leaf8_find(p, n, k, &found);
+            if (!found) {
+                val[j] = NULL;
+                l = 0;
+            } else if (p[DRYDB__PG_TYPE] & DRYDB__LEAF8_FIXED) {
+                leaf8_value(p, n, x, (size_t)1 << ft->pshift, &val[j], &l);
+            } else {
+                val[j] = p + u16le(p + DRYDB__PAGE_HDR + 8 * n + 2 * x);
+                l = DRYDB__WALK8_ENTRY;
+            }
         }
         __builtin_prefetch(val[j]);
         len[j] = (uint32_t)l;

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include "cdefs.h" /* drydb__empty */
 
 /* The fault guard's jump buffer, and DRYDB__FAULT_TRY(jb): sigsetjmp's 0 on
  * the way in and 1 after a fault (only ever the whole controlling
@@ -149,11 +150,31 @@ int drydb__fast_mapped(const struct drydb__ft *ft);
 const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen);
 int drydb__fast_leaf_get(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
                          const uint8_t **val, size_t *vlen);
+/* The value of a leaf8 page's variable-size entry e (a vlen u16, then the
+ * value): 0, or -1 when the value overflows (Go follows those). fast.c's
+ * leaf8_value reads entries with it, and drydb__fast_walk8's caller once
+ * the entry's line has arrived. */
+static inline int drydb__entry8(const uint8_t *e, const uint8_t **val, size_t *vlen) {
+    unsigned vl = (unsigned)e[0] | (unsigned)e[1] << 8;
+    if (vl & DRYDB__OVERFLOW) return -1;
+    *val = vl ? e + DRYDB__LEAF8_HDR : drydb__empty;
+    *vlen = vl;
+    return 0;
+}
+
+/* drydb__fast_walk8's length for an answer that is an entry, to be read
+ * with drydb__entry8. */
+#define DRYDB__WALK8_ENTRY UINT32_MAX
+
 /* Lookups in key order in a table of 8-byte keys (fast.c says more); c
  * starts zeroed. */
 struct drydb__walk8 {
     const uint8_t *p;
-    uint64_t lo, hi;
+    uint64_t pg, lo, hi; /* the leaf's page number and its first and last keys */
+    /* a page of consecutive keys and fixed-size entries: key lo + d has
+     * its value at v0 - d * stride (v0 NULL: any other page) */
+    const uint8_t *v0;
+    size_t stride, vlen;
 };
 int drydb__fast_dense(const struct drydb__ft *ft, size_t m);
 int drydb__fast_walk8(const struct drydb__ft *ft, struct drydb__walk8 *c, const uint64_t *ks, size_t m,

@@ -575,6 +575,9 @@ class Table(_Keyed):
         self._vdec: Optional[Callable[[bytes], Any]] = codec.decode if codec else None
         self._compressed = info.compression != 0
         self._indexes: Dict[str, Index] = {}
+        # value bytes a key of the last get_many_columns (+1/8): the next
+        # one's first guess of its column's size (columnar.py)
+        self._vper = 16
         paths = _fast.TablePaths(self)
         self._paths = paths
         self._getitem = paths.getitem

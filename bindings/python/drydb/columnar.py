@@ -586,7 +586,9 @@ def get_many_columns(t: Any, keys: Any, output: Optional[str] = None) -> Tuple[A
     for c in kcols[1:]:
         if c.n != n:
             raise ValueError("drydb: get_many_columns(): key columns of different lengths")
-    vals = _Out(n, n * 16)
+    # a column that fills up costs C a second pass over the keys left (the
+    # sort of a large batch too): sized as the last call's needed
+    vals = _Out(n, min(n * t._vper, max(n * 16, 1 << 28)))
     found = bytearray(n)
     f = _fn("cols_get_many")
     fa = (c_uint8 * max(n, 1)).from_buffer(found if n else bytearray(1))
@@ -605,6 +607,8 @@ def get_many_columns(t: Any, keys: Any, output: Optional[str] = None) -> Tuple[A
         if rc == _FULL:
             vals.grow(max(len(vals.data) // 2, 64))
     del fa
+    if n >= 64:
+        t._vper = min(max(-(-vals.used * 9 // (8 * n)), 4), 1 << 12)
     out = vals.finish(n, output, found=found)
     if output in ("numpy", "arrow") and _has("numpy"):
         return out, _np().frombuffer(found, dtype=bool)
