@@ -3,10 +3,13 @@
 py-lmdb's put rate measured in the same run.
 
 usage: columnar.py [DIR] [--rows N] [--json]
-env:   BENCH_REPS (5; builds run 3 times)
+env:   BENCH_REPS (5; builds too)
 
 Operations (median of the repetitions; wall time, and the process's CPU time,
-which a loaded machine inflates less):
+which a loaded machine inflates less). Every build is run once untimed
+first: the process's first build also grows its heaps (Go's, LMDB's map), a
+cost the first_build row shows on its own.
+  first_build    the process's first build_numpy (one run, before any other)
   build_numpy    Builder + add_columns(int64 NumPy keys, 13-byte S13 values) + build (fsync)
   build_arrow    the same from a pyarrow int64 array and binary array
   build_string   string keys from a pyarrow string array ("key-%08d"), 13-byte values
@@ -46,7 +49,11 @@ def median(xs):
     return s[len(s) // 2] if len(s) % 2 else (s[len(s) // 2 - 1] + s[len(s) // 2]) / 2
 
 
-def timed(fn, reps, setup=None):
+def timed(fn, reps, setup=None, warm=False):
+    if warm:
+        if setup:
+            setup()
+        fn()
     walls, cpus = [], []
     for _ in range(reps):
         if setup:
@@ -68,7 +75,7 @@ def main():
     tmp = pos[0] if pos else tempfile.mkdtemp(prefix="drydb-colbench-")
     os.makedirs(tmp, exist_ok=True)
     reps = int(os.environ.get("BENCH_REPS", "5"))
-    breps = min(reps, 3)
+    breps = reps  # builds too (each is ~0.2 s)
     path = os.path.join(tmp, "c.drydb")
     out = []
 
@@ -85,7 +92,8 @@ def main():
     def build_numpy():
         with drydb.Builder(path) as b:
             b.table("t", key="int64").add_columns(keys, vals)
-    emit("build_numpy", "row", *timed(build_numpy, breps, rm), n)
+    emit("first_build", "row", *timed(build_numpy, 1, rm), n)
+    emit("build_numpy", "row", *timed(build_numpy, breps, rm, warm=True), n)
 
     if pa is not None:
         ka, va = pa.array(keys), pa.array(vals.tolist(), pa.binary())
@@ -94,12 +102,12 @@ def main():
         def build_arrow():
             with drydb.Builder(path) as b:
                 b.table("t", key="int64").add_columns(ka, va)
-        emit("build_arrow", "row", *timed(build_arrow, breps, rm), n)
+        emit("build_arrow", "row", *timed(build_arrow, breps, rm, warm=True), n)
 
         def build_string():
             with drydb.Builder(path) as b:
                 b.table("t", key="string").add_columns(skeys, va)
-        emit("build_string", "row", *timed(build_string, breps, rm), n)
+        emit("build_string", "row", *timed(build_string, breps, rm, warm=True), n)
 
     if lmdb is not None:
         lpath = os.path.join(tmp, "l.lmdb")
@@ -117,7 +125,7 @@ def main():
             with env.begin(write=True) as txn:
                 txn.cursor().putmulti(zip(lk, lv), append=True)
             env.close()
-        emit("lmdb_put", "row", *timed(lmdb_put, breps, lrm), n)
+        emit("lmdb_put", "row", *timed(lmdb_put, breps, lrm, warm=True), n)
 
     rows = list(zip(keys.tolist(), vals.tolist()))
 
