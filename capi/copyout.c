@@ -269,3 +269,109 @@ static inline void *py_get_int(drydb_table *t, int key, int kind) {
 EXPORT void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen) { return py_get_key(t, key, klen); }
 EXPORT void *drydb__py_get_i64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_INT64); }
 EXPORT void *drydb__py_get_u64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_UINT64); }
+
+/* ---- Python rows and string keys ----
+ *
+ * A scan's batch built as Python objects in C: the rows are first copied
+ * out (drydb__copy_range, into this call's stack), then made into objects
+ * outside the held region, so that nothing the allocator runs (a garbage
+ * collection, finalizers calling this library) happens inside it, and a
+ * fault can only come from the copy. The functions are CPython's, their
+ * addresses given once by drydb__py_init_rows. */
+typedef void *(*py_new_fn)(ptrdiff_t);
+typedef int (*py_set_fn)(void *, ptrdiff_t, void *);
+typedef void *(*py_utf8_fn)(const char *, ptrdiff_t, const char *);
+typedef void *(*py_i64_fn)(long long);
+typedef void *(*py_u64_fn)(unsigned long long);
+typedef void (*py_decref_fn)(void *);
+
+static struct {
+    py_new_fn list_new, tuple_new;
+    py_set_fn list_set, tuple_set; /* both steal the item's reference */
+    py_utf8_fn utf8;
+    py_i64_fn i64;
+    py_u64_fn u64;
+    py_decref_fn decref;
+    void *none;
+} py;
+
+EXPORT int drydb__py_init_rows(void *const *fns, size_t n, void *none) {
+    if (fns == NULL || n != 8 || none == NULL) return DRYDB_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (fns[i] == NULL) return DRYDB_INVALID;
+    py.list_new = (py_new_fn)fns[0];
+    py.list_set = (py_set_fn)fns[1];
+    py.tuple_new = (py_new_fn)fns[2];
+    py.tuple_set = (py_set_fn)fns[3];
+    py.utf8 = (py_utf8_fn)fns[4];
+    py.i64 = (py_i64_fn)fns[5];
+    py.u64 = (py_u64_fn)fns[6];
+    py.decref = (py_decref_fn)fns[7];
+    py.none = none;
+    return DRYDB_OK;
+}
+
+/* A key as the object of its kind: DRYDB__PY_* (drydb_bindings.h). */
+static void *py_key(const uint8_t *k, size_t n, int kind) {
+    if (kind == DRYDB__PY_STR) return py.utf8((const char *)k, (ptrdiff_t)n, NULL);
+    if (kind == DRYDB__PY_BYTES) return py_bytes((const char *)k, (ptrdiff_t)n);
+    uint64_t v;
+    memcpy(&v, k, 8);
+    v = __builtin_bswap64(v); /* keys are big-endian */
+    return kind == DRYDB__PY_U64 ? py.u64(v) : py.i64((long long)(v ^ (uint64_t)1 << 63));
+}
+
+/* The batch's buffer: keys, then values. */
+enum { PY_KEY_BYTES = 8 << 10, PY_VAL_BYTES = 16 << 10 };
+
+EXPORT void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                             size_t hilen, int hikind, uint32_t flags, size_t max, int what, int kind) {
+    if (py.list_new == NULL || py_bytes == NULL) return NULL; /* never initialised: ctypes raises */
+    if (max == 0 || max > STACK_ROWS || what < 0 || what > 2 || kind < DRYDB__PY_BYTES || kind > DRYDB__PY_U64)
+        return py_sentinel(DRYDB_INVALID);
+    uint8_t kb[PY_KEY_BYTES], vb[PY_VAL_BYTES];
+    size_t kl[STACK_ROWS], vl[STACK_ROWS], n = 0;
+    /* keys always: the last one bounds the next call */
+    struct drydb__col cols[2] = {{kb, sizeof kb, kl}, {vb, sizeof vb, what != 1 ? vl : NULL}};
+    int rc = drydb__copy_range(t, lo, lolen, lokind, hi, hilen, hikind, flags, max, cols, &n);
+    if ((rc != DRYDB_OK && rc != DRYDB__FULL) || (rc == DRYDB__FULL && n == 0)) return py_sentinel(DRYDB_INVALID);
+    for (size_t i = 0; kind >= DRYDB__PY_I64 && i < n; i++)
+        if (kl[i] != 8) return py_sentinel(DRYDB_INVALID); /* not an 8-byte key: Python decodes */
+    int more = rc == DRYDB__FULL || n == max;
+    void *list = py.list_new((ptrdiff_t)n), *last = NULL, *out;
+    if (list == NULL) return NULL;
+    const uint8_t *k = kb, *v = vb;
+    for (size_t i = 0; i < n; i++) {
+        void *ko = what != 2 ? py_key(k, kl[i], kind) : NULL;
+        void *vo = what != 1 ? py_bytes((const char *)v, (ptrdiff_t)vl[i]) : NULL;
+        void *row = what == 1 ? ko : what == 2 ? vo : ko && vo ? py.tuple_new(2) : NULL;
+        if (row == NULL) {
+            if (ko) py.decref(ko);
+            if (vo) py.decref(vo);
+            goto fail;
+        }
+        if (what == 0) {
+            py.tuple_set(row, 0, ko);
+            py.tuple_set(row, 1, vo);
+        }
+        py.list_set(list, (ptrdiff_t)i, row);
+        k += kl[i];
+        v += what != 1 ? vl[i] : 0;
+    }
+    if (more) {
+        last = py_bytes((const char *)k - kl[n - 1], (ptrdiff_t)kl[n - 1]);
+    } else {
+        last = py.none;
+        py_incref(last);
+    }
+    if (last == NULL || (out = py.tuple_new(2)) == NULL) {
+        if (last) py.decref(last);
+        goto fail;
+    }
+    py.tuple_set(out, 0, list);
+    py.tuple_set(out, 1, last);
+    return out;
+fail:
+    py.decref(list); /* and the rows set in it */
+    return NULL;      /* Python's MemoryError (or the key's UnicodeDecodeError) */
+}

@@ -115,6 +115,21 @@ void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
 void *drydb__py_get_i64(drydb_table *t, int key);
 void *drydb__py_get_u64(drydb_table *t, int key);
 
+/* drydb__py_init_rows is given, once per process, CPython's PyList_New,
+ * PyList_SetItem, PyTuple_New, PyTuple_SetItem, PyUnicode_DecodeUTF8,
+ * PyLong_FromLongLong, PyLong_FromUnsignedLongLong and Py_DecRef (fns,
+ * n = 8, in that order) and None. drydb__py_range is drydb__copy_range's batch (at most 256
+ * rows) as objects: a new reference to (rows, last), rows a list of
+ * (key, value) tuples (what 0), keys (1) or values as bytes (2), keys made
+ * as kind says (DRYDB__PY_*), last the last key's bytes when more rows may
+ * follow (the next call's exclusive bound), else None; the ASK sentinel
+ * (an error, a batch it leaves to the binding: read it the other way) or
+ * NULL with Python's exception set. */
+enum { DRYDB__PY_BYTES = 0, DRYDB__PY_STR = 1, DRYDB__PY_I64 = 2, DRYDB__PY_U64 = 3 };
+int drydb__py_init_rows(void *const *fns, size_t n, void *none);
+void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                      size_t hilen, int hikind, uint32_t flags, size_t max, int what, int kind);
+
 /* Builders (capi/bind_builder.go). drydb__builder_append_row is
  * drydb_builder_append together with n entries of the table's indexes
  * (index builder handles ibs[i], index keys concatenated in ikeys with

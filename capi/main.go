@@ -13,8 +13,15 @@
 //   - Engine errors become status codes in one place: codeOf in errors.go.
 package main
 
+// The C files of this package are built without unwind tables on Linux
+// (-fno-asynchronous-unwind-tables: 10 KB of the size budget). Nothing
+// unwinds through them: they throw nothing, call back into no C++, and
+// leave a fault by siglongjmp; a debugger's backtrace through one of their
+// frames is the cost. Windows keeps them: x64 exception handling needs them.
+
 /*
 #cgo CFLAGS: -I${SRCDIR}/../include -O2
+#cgo linux CFLAGS: -fno-asynchronous-unwind-tables
 #cgo windows CFLAGS: -DDRYDB_BUILD
 #cgo windows LDFLAGS: -l:libwinpthread.a
 #include "cdefs.h"

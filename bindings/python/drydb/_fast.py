@@ -98,6 +98,9 @@ _MAX_ARG = c_size_t(_BATCH)
 # few rows of an unbounded range fetches about that many (16 + 32 + 64 for
 # 100), while long scans soon pay one call per 256 rows.
 _GROWTH = tuple((n, c_size_t(n)) for n in (16, 32, 64, 128, _BATCH))
+# Key kinds whose objects drydb__py_range makes (capi/drydb_bindings.h's
+# DRYDB__PY_*): raw keys (kind -1) and bytes as bytes, strings, int64/uint64
+_PY_KINDS = {-1: 0, KEY_BYTES: 0, KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
 # A batch's buffers: its keys, its values (grown for a row that does not fit)
 _KCAP = 32 << 10
 _VCAP = 128 << 10
@@ -713,12 +716,16 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
     bounds = _range_bounds(s)
     kind = -1 if kc.raw else kc.kind
     kdec = kc.decode
-    lrange, lcw = L._copy_range, L._count_word
+    lrange, lcw, lpr = L._copy_range, L._count_word, L._py_range
     ask = _WORD_ASK
+    # keys C makes into objects (drydb__py_range); others (UUIDs, ULIDs,
+    # floats, composites) are decoded here from the copied-out batch
+    pkind = _PY_KINDS.get(kind)
+    pask = L.PY_ASK
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lrange, lcw
-        lrange = lcw = stub
+        nonlocal lrange, lcw, lpr
+        lrange = lcw = lpr = stub
 
     def batches(lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool,
                 what: int) -> Iterator[Any]:
@@ -744,6 +751,23 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
                 size, maxarg = _GROWTH[step]
                 if step < len(_GROWTH) - 1:
                     step += 1
+            if pkind is not None:
+                # the batch's rows made in C: no Python frame a row
+                r = lpr(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg, what, pkind)
+                if r is not pask:
+                    rows, last = r
+                    if rows:
+                        if vdec is not None and what != 1:
+                            rows = [vdec(v) for v in rows] if what == 2 else [(k, vdec(v)) for k, v in rows]
+                        yield rows
+                    if last is None:
+                        return
+                    if reverse:
+                        hi, hik = last, 2
+                    else:
+                        lo, lok = last, 2
+                    continue
+                # ASK: an error or a batch C leaves to this path (it says which)
             b = _get_batch()
             try:
                 c = b.c

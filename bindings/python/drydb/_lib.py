@@ -97,7 +97,7 @@ _RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
              "_get_word_i64": c_uint64, "_get_word_u64": c_uint64, "_count_word": c_uint64,
              "_count_word_i64": c_uint64, "_count_word_u64": c_uint64,
              "_py_get": ctypes.py_object, "_py_get_i64": ctypes.py_object,
-             "_py_get_u64": ctypes.py_object}
+             "_py_get_u64": ctypes.py_object, "_py_range": ctypes.py_object}
 _NAMES = [
     "version", "version_string", "strerror", "errmsg",
     "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
@@ -116,6 +116,7 @@ _NAMES = [
     # copy-out reads (drydb/_copy.py) that every read but a view goes through
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
     "_count_word_u64", "_py_init", "_py_get", "_py_get_i64", "_py_get_u64",
+    "_py_init_rows", "_py_range",
     "_copy_get", "_copy_get_many", "_copy_range", "_copy_at", "_copy_index_get",
     "_copy_cursor_get", "_copy_cursor_batch", "_copy_meta", "_copy_table_name",
     "_copy_index_name",
@@ -219,6 +220,8 @@ _py_init: Any
 _py_get: Any
 _py_get_i64: Any
 _py_get_u64: Any
+_py_init_rows: Any
+_py_range: Any
 
 #: What drydb__py_get* return besides bytes (capi/fast.c): the key is absent;
 #: ask drydb_get (an error, or an answer that is not bytes).
@@ -300,6 +303,14 @@ def load() -> None:
                                ctypes.py_object(PY_MISSING), ctypes.py_object(PY_ASK))
             if rc:
                 raise LibraryError("drydb: %s: drydb__py_init failed (%d)" % (cand, rc))
+            # and the functions drydb__py_range makes a scan's rows with
+            fns = [api.PyList_New, api.PyList_SetItem, api.PyTuple_New, api.PyTuple_SetItem,
+                   api.PyUnicode_DecodeUTF8, api.PyLong_FromLongLong, api.PyLong_FromUnsignedLongLong,
+                   api.Py_DecRef]
+            arr = (ctypes.c_void_p * len(fns))(*[ctypes.cast(f, ctypes.c_void_p).value for f in fns])
+            rc = g["_py_init_rows"](arr, ctypes.c_size_t(len(fns)), ctypes.py_object(None))
+            if rc:
+                raise LibraryError("drydb: %s: drydb__py_init_rows failed (%d)" % (cand, rc))
             _path, _version, _pid = cand, v, os.getpid()
             if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
                 os.register_at_fork(after_in_child=_poison)

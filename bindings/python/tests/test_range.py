@@ -38,12 +38,21 @@ def db_path(tmp_path_factory):
             (bytes(t), b"%r" % (t,)) for t in itertools.product((0, 1, 0xFE, 0xFF), repeat=3))
         b.table("json", key="int64", codec="json").add_many((i, {"n": i}) for i in range(600))
         b.table("empty", key="int64")
+        # batches that outgrow drydb__py_range's 8 KB of keys and 16 KB of
+        # values (more rows follow), and rows that alone do (the copy path)
+        b.table("huge", key="int64").add_many((i, b"H" * (i * 997 % 20011)) for i in range(-150, 150))
+        b.table("ustr", key="string").add_many(("%s%04d" % (p, i), _v(i)) for p in ("a", "é", "ключ", "\U0001F600")
+                                               for i in range(300))
+        b.table("long", key="bytes").add_many((b"K" * 96 + b"%04d" % i, _v(i)) for i in range(300))
     refs = {
         "plain": [(i, _v(i)) for i in range(-N, N, 2)],
         "zstd": [(i, _v(i)) for i in range(-N, N, 2)],
         "s2": [(i, _v(i)) for i in range(0, N)],
         "ovf": [(i, big.get(i, _v(i))) for i in range(N)],
         "ovfz": [(i, big.get(i, _v(i))) for i in range(N)],
+        "huge": [(i, b"H" * (i * 997 % 20011)) for i in range(-150, 150)],
+        "ustr": sorted(("%s%04d" % (p, i), _v(i)) for p in ("a", "é", "ключ", "\U0001F600") for i in range(300)),
+        "long": [(b"K" * 96 + b"%04d" % i, _v(i)) for i in range(300)],
     }
     return p, refs
 
@@ -90,6 +99,29 @@ def test_bounds_both_directions(db_path, name):
         assert list(t.keys()) == [k for k, _ in ref] == list(t)
         assert list(t.values()) == [v for _, v in ref]
         assert list(reversed(t)) == [k for k, _ in reversed(ref)]
+
+
+@pytest.mark.parametrize("name", ["huge", "ustr", "long"])
+def test_rows_made_in_c(db_path, name):
+    """Scans whose rows C makes into objects (drydb__py_range): batches cut
+    short by its buffers continue where they stopped, rows too long for them
+    take the copy path, in both directions, every field choice; the first
+    rows of an open range are those rows."""
+    p, refs = db_path
+    ref = refs[name]
+    with drydb.open(p) as db:
+        t = db[name]
+        for rev in (False, True):
+            want = ref[::-1] if rev else ref
+            assert list(t.range(reverse=rev)) == want
+            assert list(t.range(reverse=rev, values=False)) == [k for k, _ in want]
+            assert list(t.range(reverse=rev, keys=False)) == [v for _, v in want]
+            mid = want[len(want) // 3][0]
+            it = t.range(None, mid, inclusive=(True, True), reverse=True) if rev else t.range(mid)
+            got = list(itertools.islice(it, 100))
+            assert got == want[len(want) // 3:len(want) // 3 + 100]
+            lo, hi = (want[77][0], want[5][0]) if rev else (want[5][0], want[77][0])
+            assert list(t.range(lo, hi, inclusive=(True, True), reverse=rev)) == want[5:78]
 
 
 def test_long_ranges_interleaved(db_path):
