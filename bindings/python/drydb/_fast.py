@@ -719,8 +719,9 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
     lrange, lcw, lpr = L._copy_range, L._count_word, L._py_range
     ask = _WORD_ASK
     # keys C makes into objects (drydb__py_range); others (UUIDs, ULIDs,
-    # floats, composites) are decoded here from the copied-out batch
-    pkind = _PY_KINDS.get(kind)
+    # floats, composites) come as bytes and are decoded here
+    pkind = _PY_KINDS.get(kind, 0)
+    kpost = None if kind in _PY_KINDS else kdec
     pask = L.PY_ASK
 
     def kill(stub: Callable[..., Any]) -> None:
@@ -751,23 +752,25 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
                 size, maxarg = _GROWTH[step]
                 if step < len(_GROWTH) - 1:
                     step += 1
-            if pkind is not None:
-                # the batch's rows made in C: no Python frame a row
-                r = lpr(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg, what, pkind)
-                if r is not pask:
-                    rows, last = r
-                    if rows:
-                        if vdec is not None and what != 1:
-                            rows = [vdec(v) for v in rows] if what == 2 else [(k, vdec(v)) for k, v in rows]
-                        yield rows
-                    if last is None:
-                        return
-                    if reverse:
-                        hi, hik = last, 2
-                    else:
-                        lo, lok = last, 2
-                    continue
-                # ASK: an error or a batch C leaves to this path (it says which)
+            # the batch's rows made in C: no Python frame a row (but a
+            # decoder's, for keys C leaves as bytes, and a codec's)
+            r = lpr(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg, what, pkind)
+            if r is not pask:
+                rows, last = r
+                if rows:
+                    kd = kpost if what != 2 else None
+                    vd = vdec if what != 1 else None
+                    if kd is not None or vd is not None:
+                        rows = _decoded(rows, what, kd, vd)
+                    yield rows
+                if last is None:
+                    return
+                if reverse:
+                    hi, hik = last, 2
+                else:
+                    lo, lok = last, 2
+                continue
+            # ASK: an error or a batch C leaves to this path (it says which)
             b = _get_batch()
             try:
                 c = b.c
@@ -815,6 +818,20 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
         return _rows(batches(lo, lok, hi, hik, reverse, what))
 
     return range_, prefix, kill
+
+
+def _decoded(rows: List[Any], what: int, kd: Any, vd: Any) -> List[Any]:
+    """A batch made by drydb__py_range with its keys decoded by kd and its
+    values by vd (either may be None: kept as they are)."""
+    if what == 1:
+        return [kd(k) for k in rows]
+    if what == 2:
+        return [vd(v) for v in rows]
+    if kd is None:
+        return [(k, vd(v)) for k, v in rows]
+    if vd is None:
+        return [(kd(k), v) for k, v in rows]
+    return [(kd(k), vd(v)) for k, v in rows]
 
 
 class Rows(chain):

@@ -243,6 +243,8 @@ def decode_string(b: bytes) -> str:
 
 def encode_uuid(k: Any) -> bytes:
     """uuid key: ``uuid.UUID.bytes`` (16-byte bytes are taken as they are)."""
+    if type(k) is bytes and len(k) == 16:
+        return k  # the commonest case first: bytes are immutable, no copy
     if isinstance(k, uuid.UUID):
         return k.bytes
     if isinstance(k, (bytes, bytearray)) and len(k) == 16:
@@ -257,15 +259,20 @@ def _uuid_from_bytes() -> Callable[[bytes], uuid.UUID]:
     makes it (its two slots set), without its argument parsing. Used only
     if it builds, on this Python, a UUID equal to the one UUID(bytes=)
     builds."""
-    new, setattr_, U, unknown, from_bytes = object.__new__, object.__setattr__, uuid.UUID, \
-        uuid.SafeUUID.unknown, int.from_bytes
+    new, U, unknown, from_bytes = object.__new__, uuid.UUID, uuid.SafeUUID.unknown, int.from_bytes
+    # the two slots' descriptors, set directly (object.__setattr__ would
+    # look each one up by name)
+    try:
+        set_int, set_safe = U.__dict__["int"].__set__, U.__dict__["is_safe"].__set__
+    except (KeyError, AttributeError):  # a UUID without these slots
+        return lambda b: uuid.UUID(bytes=b)
 
     def fast(b: bytes) -> uuid.UUID:
         if len(b) != 16:
             return U(bytes=b)  # its ValueError: a key of another length
         u = new(U)
-        setattr_(u, "int", from_bytes(b, "big"))
-        setattr_(u, "is_safe", unknown)
+        set_int(u, from_bytes(b, "big"))
+        set_safe(u, unknown)
         return u
 
     try:
