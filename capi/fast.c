@@ -1328,6 +1328,8 @@ static int crange(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, i
     uint64_t want = b - a < max ? b - a : max;
     uint64_t first = back ? b - want : a, last = first + want; /* rows [first, last) */
     struct drydb__slot_words *held[CR_LEAVES];
+    /* each leaf's rows: answers j0..j1-1, their fields within [lo, hi) */
+    struct { size_t j0, j1; const uint8_t *lo, *hi; } span[CR_LEAVES];
     int nl = 0, rc = DRYDB_OK;
     size_t bytes = 0;
     /* pass 1: hold the leaves, point the answers into them, sum the sizes */
@@ -1336,37 +1338,71 @@ static int crange(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, i
         uint64_t row;
         const uint8_t *p = leaf_at_row(ft, r, &row, &held[nl]);
         if (p == NULL) { rc = FALLBACK; goto out; }
-        nl++;
-        size_t cnt = u16le(p + DRYDB__PG_N);
+        size_t cnt = u16le(p + DRYDB__PG_N), need = 0;
         uint64_t end = row + cnt < last ? row + cnt : last;
+        span[nl].j0 = back ? (size_t)(last - end) : (size_t)(r - first);
+        span[nl].j1 = span[nl].j0 + (size_t)(end - r);
+        span[nl].lo = p + ((size_t)1 << ft->pshift);
+        span[nl].hi = p;
         for (; r < end; r++) {
             size_t j = (size_t)(back ? last - 1 - r : r - first), vl;
             const uint8_t *v;
             if (entry(ft, p, cnt, (size_t)(r - row), &keys[j], &klens[j], &v, &vl) != DRYDB_OK) {
+                nl++;
                 rc = FALLBACK; /* an overflow value */
                 goto out;
             }
-            bytes += klens[j];
+            need += klens[j];
+            if (klens[j]) {
+                span[nl].lo = keys[j] < span[nl].lo ? keys[j] : span[nl].lo;
+                span[nl].hi = keys[j] + klens[j] > span[nl].hi ? keys[j] + klens[j] : span[nl].hi;
+            }
             if (vals != NULL) {
                 vals[j] = v;
                 vlens[j] = vl;
-                bytes += vl;
+                need += vl;
+                if (vl) {
+                    span[nl].lo = v < span[nl].lo ? v : span[nl].lo;
+                    span[nl].hi = v + vl > span[nl].hi ? v + vl : span[nl].hi;
+                }
             }
         }
+        /* a leaf's entries lie one after another, so the fields of its
+         * rows mostly fill the bytes that span them: those go in one copy
+         * (else each field in its own) */
+        if (span[nl].hi > span[nl].lo && (size_t)(span[nl].hi - span[nl].lo) <= 2 * need + 256)
+            need = (size_t)(span[nl].hi - span[nl].lo);
+        else
+            span[nl].hi = span[nl].lo = NULL;
+        bytes += need;
+        nl++;
     }
     /* pass 2: copy them out of the cache before the pins go */
     uint8_t *buf = drydb__tls_reserve(bytes);
     if (buf == NULL) { rc = FALLBACK; goto out; } /* Go reports it */
-    for (size_t j = 0; j < (size_t)want; j++) {
-        if (klens[j]) {
-            memcpy(buf, keys[j], klens[j]);
-            keys[j] = buf;
-            buf += klens[j];
+    for (int l = 0; l < nl; l++) {
+        const uint8_t *lo = span[l].lo, *hi = span[l].hi;
+        if (lo != NULL) {
+            /* the leaf's span at once; every field in it moves with it */
+            memcpy(buf, lo, (size_t)(hi - lo));
+            for (size_t j = span[l].j0; j < span[l].j1; j++) {
+                if (klens[j]) keys[j] = buf + (keys[j] - lo);
+                if (vals != NULL && vlens[j]) vals[j] = buf + (vals[j] - lo);
+            }
+            buf += hi - lo;
+            continue;
         }
-        if (vals != NULL && vlens[j]) {
-            memcpy(buf, vals[j], vlens[j]);
-            vals[j] = buf;
-            buf += vlens[j];
+        for (size_t j = span[l].j0; j < span[l].j1; j++) {
+            if (klens[j]) {
+                memcpy(buf, keys[j], klens[j]);
+                keys[j] = buf;
+                buf += klens[j];
+            }
+            if (vals != NULL && vlens[j]) {
+                memcpy(buf, vals[j], vlens[j]);
+                vals[j] = buf;
+                buf += vlens[j];
+            }
         }
     }
     *n = (size_t)want;
