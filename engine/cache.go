@@ -31,7 +31,8 @@ import (
 // A pin is a *slot (see node and Value): releasing one is a single atomic
 // add on the slot, with no lookup through the tree, DB or cache.
 type cache struct {
-	mem []byte
+	all []byte // the one mapping: mem, then hintMem
+	mem []byte // the slots' pages
 	ps  int
 	// slots come in chunks made as the clock hand first reaches them, so
 	// that opening a file costs nothing per slot (a 64 MiB cache of 4 KiB
@@ -48,7 +49,7 @@ type cache struct {
 	// page by page as they are touched, not at open, and not scanned by
 	// the collector.
 	hints     []atomic.Uint64
-	hintMem   []byte
+	hintMem   []byte // a part of all
 	hintShift uint
 	// words holds each slot's pin, tag and ref words, in the same mapping
 	// as the hints (after them): the C library takes cache hits of
@@ -122,11 +123,6 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if n > 1<<30 {
 		return nil, fmt.Errorf("%w: cache of %d bytes", ErrInvalid, bytes)
 	}
-	mem, err := osfile.Alloc(int(n) * pageSize)
-	if err != nil {
-		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
-	}
-	c := &cache{mem: mem, ps: pageSize, nslots: int(n), chunks: make([]atomic.Pointer[[slotChunk]slot], (n+slotChunk-1)/slotChunk)}
 	hn := 1
 	for hn < 8*int(n) {
 		hn <<= 1
@@ -135,10 +131,17 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if !wordsInGoHeap {
 		wsize = int(unsafe.Sizeof(slotWords{}))
 	}
-	if c.hintMem, err = osfile.Alloc(hn*8 + int(n)*wsize); err != nil {
-		osfile.Free(mem)
-		return nil, fmt.Errorf("drydb: allocating a page cache's index: %w", err)
+	// The pages, then the hints and words, in one mapping: opening and
+	// closing a database with a compressed table then maps and unmaps
+	// once (an unmap costs every core a TLB flush), not twice. The pages
+	// come first, so they stay aligned to the page size.
+	pages := int(n) * pageSize
+	all, err := osfile.Alloc(pages + hn*8 + int(n)*wsize)
+	if err != nil {
+		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
+	c := &cache{all: all, mem: all[:pages:pages], hintMem: all[pages:], ps: pageSize, nslots: int(n),
+		chunks: make([]atomic.Pointer[[slotChunk]slot], (n+slotChunk-1)/slotChunk)}
 	c.hints = unsafe.Slice((*atomic.Uint64)(unsafe.Pointer(unsafe.SliceData(c.hintMem))), hn)
 	if wordsInGoHeap {
 		c.words = make([]slotWords, n)
@@ -512,7 +515,6 @@ func (c *cache) stats() CacheStats {
 
 func (c *cache) free() {
 	if c.freed.CompareAndSwap(false, true) {
-		osfile.Free(c.mem)
-		osfile.Free(c.hintMem)
+		osfile.Free(c.all)
 	}
 }
