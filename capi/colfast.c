@@ -290,10 +290,11 @@ enum { GM_BATCH = 64, SLOTTED_LINES = 13 /* header, slots and key heads of a 4 K
 
 /* A large batch of number keys (two or more a page of the table:
  * drydb__fast_dense) is answered in key order, a chunk at a time: the keys
- * are sorted (by their top bits: two passes of a radix
- * sort), looked up in that order, so that a leaf found for one key
- * answers every later key between its first and last (no descent) and the
- * leaves are read in file order, then the values are copied to where the
+ * are sorted (by their top 15 bits: two passes of a radix sort), looked
+ * up in that order, so that a leaf found for one key answers every later
+ * key between its first and last (no descent; a key of the leaf before or
+ * after is a step to it) and the leaves are read in file order, then the
+ * values are copied to where the
  * caller's order puts them. Random keys cost a descent and a cache miss
  * each in caller's order; sorted, a 100,000-key batch over a 1M-row table
  * reuses each leaf ~20 times. The order only makes it faster: every key is
@@ -302,7 +303,7 @@ enum { GM_BATCH = 64, SLOTTED_LINES = 13 /* header, slots and key heads of a 4 K
  * cannot answer in C (a page not checked yet, an overflow value, a key for
  * Go) leaves the whole chunk, and the rest of the call, to the pipelined
  * path below, which answers in caller's order. */
-enum { SORT_MIN = 2048, SORT_CHUNK = 1 << 17, SORT_IX = 17, RADIX = 8, SORT_BITS = 2 * RADIX, STAGE = 16, WALK = 64 };
+enum { SORT_MIN = 2048, SORT_CHUNK = 1 << 17, SORT_IX = 17, KEY_BITS = 32 - SORT_IX, RADIX = 8, STAGE = 16, WALK = 64 };
 
 /* The scratch of a sorted chunk (the thread's, allocated before the
  * guarded region: a fault jumps out of it). */
@@ -312,30 +313,33 @@ struct answer {
 };
 
 struct sorted {
-    uint64_t *w, *tmp;  /* top bits of a key << SORT_IX | its index in the chunk */
+    uint32_t *w, *tmp;  /* top KEY_BITS of a key << SORT_IX | its index in the chunk */
     struct answer *ans; /* in caller's order: one line written a key, where
                          * the walk's order scatters them */
     uint8_t *stage;     /* values copied while their lines are in cache */
     size_t stage_cap;
 };
 
-static size_t sorted_bytes(size_t m) { return m * (2 * sizeof(uint64_t) + sizeof(struct answer) + STAGE); }
+/* the words of m keys, twice, rounded up to the answers' alignment */
+static size_t words_bytes(size_t m) { return (2 * m * sizeof(uint32_t) + 7) & ~(size_t)7; }
+
+static size_t sorted_bytes(size_t m) { return words_bytes(m) + m * (sizeof(struct answer) + STAGE); }
 
 static void sorted_at(struct sorted *sc, uint8_t *mem, size_t m) {
-    sc->w = (uint64_t *)mem;
+    sc->w = (uint32_t *)mem;
     sc->tmp = sc->w + m;
-    sc->ans = (struct answer *)(sc->tmp + m);
+    sc->ans = (struct answer *)(mem + words_bytes(m));
     sc->stage = (uint8_t *)(sc->ans + m);
     sc->stage_cap = STAGE * m;
 }
 
 enum { BUCKETS = 1 << RADIX };
 
-/* Sorts w[0..m) by its bits from..from+db (db at most SORT_BITS): LSD
- * radix, RADIX bits a pass (few enough buckets that the scatter's lines
- * stay in L1), given the counts of each pass's digits (counted while w
- * was written). Returns the sorted array (w or tmp). */
-static uint64_t *radix(uint64_t *w, uint64_t *tmp, size_t m, unsigned from, unsigned db, uint32_t c[2][BUCKETS]) {
+/* Sorts w[0..m) by its bits SORT_IX..SORT_IX+db (db at most KEY_BITS):
+ * LSD radix, RADIX bits a pass (few enough buckets that the scatter's
+ * lines stay in L1), given the counts of each pass's digits (counted while
+ * w was written). Returns the sorted array (w or tmp). */
+static uint32_t *radix(uint32_t *w, uint32_t *tmp, size_t m, unsigned db, uint32_t c[2][BUCKETS]) {
     enum { B = BUCKETS };
     unsigned passes = db > RADIX ? 2 : 1;
     for (unsigned ps = 0; ps < passes; ps++) {
@@ -345,9 +349,9 @@ static uint64_t *radix(uint64_t *w, uint64_t *tmp, size_t m, unsigned from, unsi
             c[ps][d] = sum;
             sum += x;
         }
-        unsigned sh = from + RADIX * ps;
+        unsigned sh = SORT_IX + RADIX * ps;
         for (size_t j = 0; j < m; j++) tmp[c[ps][w[j] >> sh & (B - 1)]++] = w[j];
-        uint64_t *x = w;
+        uint32_t *x = w;
         w = tmp;
         tmp = x;
     }
@@ -374,13 +378,15 @@ static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, 
         unsorted |= k < prev;
         prev = k;
     }
-    /* a word is a key's top bits << SORT_IX | its index; when the keys
-     * span at most 2^(64-SORT_IX), all of the key less lo (else the key
-     * is read again) */
+    /* a word is a key's top KEY_BITS bits (of its distance from lo) <<
+     * SORT_IX | its index: 4 bytes, half the memory a sort pass moves.
+     * Keys sorted by those bits only are in key order but within runs
+     * of nearby keys, which lie in one leaf or two neighbours: the walk
+     * takes them in any order. The key itself is read again from the
+     * input, unless the keys span at most 2^KEY_BITS (the word holds it) */
     unsigned db = hi == lo ? 0 : 64 - (unsigned)__builtin_clzll(hi - lo);
-    int whole = db <= 64 - SORT_IX;
-    unsigned drop = whole || db <= SORT_BITS ? 0 : db - SORT_BITS;
-    unsigned bits = db - drop, from = SORT_IX + (bits > SORT_BITS ? bits - SORT_BITS : 0);
+    int whole = db <= KEY_BITS;
+    unsigned drop = whole ? 0 : db - KEY_BITS, bits = db - drop;
     /* keys already in order (a caller's sorted batch) need no sort: and
      * sorting them would be slow, every key landing in the bucket of the
      * one before it (each count waits for the last) */
@@ -390,14 +396,14 @@ static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, 
     for (size_t j = 0; j < m; j++) {
         if (ints) k = ld64(in + 8 * j) ^ flip;
         else num_at(kc, i + j, &k);
-        uint64_t wj = (k - lo) >> drop << SORT_IX | j;
+        uint32_t wj = (uint32_t)((k - lo) >> drop) << SORT_IX | (uint32_t)j;
         sc->w[j] = wj;
         if (sort) {
-            cnt[0][wj >> from & (BUCKETS - 1)]++;
-            cnt[1][wj >> (from + RADIX) & (BUCKETS - 1)]++;
+            cnt[0][wj >> SORT_IX & (BUCKETS - 1)]++;
+            cnt[1][wj >> (SORT_IX + RADIX) & (BUCKETS - 1)]++;
         }
     }
-    const uint64_t *w = sort ? radix(sc->w, sc->tmp, m, from, bits - (from - SORT_IX), cnt) : sc->w;
+    const uint32_t *w = sort ? radix(sc->w, sc->tmp, m, bits, cnt) : sc->w;
     struct drydb__walk8 cur = {0};
     uint8_t *stage = sc->stage, *stage_end = sc->stage + sc->stage_cap;
     /* the walk runs a block ahead of the copy: a value's line, prefetched
@@ -409,9 +415,10 @@ static int gm_sorted(const struct drydb__ft *ft, const struct in *kc, size_t i, 
             size_t bn = m - j0 < WALK ? m - j0 : WALK;
             uint64_t ks[WALK];
             for (size_t b = 0; b < bn; b++) {
-                uint64_t wj = w[j0 + b];
+                uint32_t wj = w[j0 + b], x = wj & ((1u << SORT_IX) - 1);
                 if (whole) ks[b] = (wj >> SORT_IX) + lo;
-                else num_at(kc, i + (wj & ((1u << SORT_IX) - 1)), &ks[b]);
+                else if (ints) ks[b] = ld64(in + 8 * (size_t)x) ^ flip;
+                else num_at(kc, i + x, &ks[b]);
             }
             if (drydb__fast_walk8(ft, &cur, ks, bn, bv[t], bl[t]) != DRYDB_OK) return FALLBACK;
         }

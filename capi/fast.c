@@ -1516,17 +1516,19 @@ DRYDB__HIDDEN int drydb__fast_walk8(const struct drydb__ft *ft, struct drydb__wa
     for (size_t j = 0; j < m; j++) {
         uint64_t k = ks[j];
         if (c->p == NULL || k < c->lo || k > c->hi) {
-            /* past this leaf: the next one when it is the adjacent page
-             * and its keys continue the order (as step_leaf; a key between
-             * the two is then absent), else a descent */
+            /* past this leaf: the neighbour on that side when it is the
+             * adjacent page and its keys continue the order (as step_leaf;
+             * a key between the two is then absent), else a descent */
             int moved = 0;
-            if (c->p != NULL && k > c->hi) {
-                const uint8_t *l = c->p + DRYDB__PG_NEXT, *q;
+            if (c->p != NULL) {
+                int next = k > c->hi;
+                const uint8_t *l = c->p + (next ? DRYDB__PG_NEXT : DRYDB__PG_PREV), *q;
                 uint64_t link = (uint64_t)l[0] | (uint64_t)l[1] << 8 | (uint64_t)l[2] << 16 | (uint64_t)l[3] << 24;
-                uint64_t hi = c->hi;
-                if (link == c->pg + 1 && (q = page(ft, link, 0)) != NULL) {
-                    if (!walk8_at(ft, c, link, q) || c->lo <= hi) return FALLBACK; /* Go reports it */
-                    moved = k <= c->hi;
+                uint64_t was_lo = c->lo, was_hi = c->hi;
+                if (link == (next ? c->pg + 1 : c->pg - 1) && (q = page(ft, link, 0)) != NULL) {
+                    if (!walk8_at(ft, c, link, q) || (next ? c->lo <= was_hi : c->hi >= was_lo))
+                        return FALLBACK; /* Go reports it */
+                    moved = next ? k <= c->hi : k >= c->lo;
                 }
             }
             if (!moved) {

@@ -145,6 +145,26 @@ def test_get_many_large_batches(path, name):
             assert [g if f else None for g, f in zip(_list(v), found)] == want, order
 
 
+@pytest.mark.parametrize("step", [1, 7])
+def test_get_many_large_batches_wide_keys(tmp_path, step):
+    """Keys spanning more than 2^15: the sort orders them by their top
+    bits only, so nearby keys come in any order and the walk steps to the
+    leaf before as well as after (consecutive keys, and keys with gaps)."""
+    p = str(tmp_path / "wide.drydb")
+    n = 60000
+    with drydb.Builder(p, page_size=512) as b:
+        b.table("t", key="int64").add_many((i * step, b"%07d" % i) for i in range(n))
+    r = random.Random(step)
+    keys = [r.randrange(-5, n * step + 5) for _ in range(40000)]
+    with drydb.open(p) as db:
+        t = db["t"]
+        for ks in (keys, sorted(keys), sorted(keys, reverse=True)):
+            v, found = t.get_many_columns(array.array("q", ks), output="buffers")
+            want = t.get_many(ks)
+            assert [bool(f) for f in found] == [w is not None for w in want]
+            assert [g if f else None for g, f in zip(_list(v), found)] == want
+
+
 def test_numbers_convert_as_keys(path):
     """-0.0 finds 0.0; a NaN is refused naming its index, the keys before it
     not mattering (C hands it to Go, which names it)."""
