@@ -523,32 +523,36 @@ static inline uint32_t key_head(const uint8_t *key, size_t klen, size_t prefix) 
     return u32be(b);
 }
 
-/* heads_lower is the engine's headsLower: among entries from..n-1 of a
- * page that carries heads, the first whose key is >= key (> key with
- * after set); whole keys are compared only among equal heads. */
-static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t klen, size_t from, int after) {
-    if (n <= from) return n;
+/* heads_start begins heads_lower's search for key: 1 when the page's
+ * prefix decides it (*ans set), else 0 with *hk its key's head. */
+static inline int heads_start(const uint8_t *p, size_t n, const uint8_t *key, size_t klen, size_t from,
+                              uint32_t *hk, size_t *ans) {
     const uint8_t *h = p + DRYDB__PAGE_HDR + 2 * n;
     size_t prefix = u16le(h);
-    const uint8_t *heads = h + DRYDB__HEADS_HDR;
     if (prefix > 0) {
         size_t pl;
         const uint8_t *pk = slot_key(p, from, &pl); /* every key has the prefix */
         size_t m = prefix < klen ? prefix : klen;
         int c = memcmp(key, pk, m);
-        if (c < 0 || (c == 0 && klen < prefix)) return from;
-        if (c > 0) return n;
+        if (c < 0 || (c == 0 && klen < prefix)) {
+            *ans = from;
+            return 1;
+        }
+        if (c > 0) {
+            *ans = n;
+            return 1;
+        }
     }
-    uint32_t hk = key_head(key, klen, prefix);
-    /* the first head >= hk, branch-free (a conditional move per step: the
-     * branches of a plain binary search over random keys mispredict) */
-    size_t lo = from, len = n - from;
-    while (len > 1) {
-        size_t half = len >> 1;
-        lo = u32be(heads + 4 * (lo + half - 1)) < hk ? lo + half : lo;
-        len -= half;
-    }
-    lo += u32be(heads + 4 * lo) < hk;
+    *hk = key_head(key, klen, prefix);
+    return 0;
+}
+
+/* heads_end ends it: from lo, the first head >= hk, the first entry whose
+ * key is >= key (> key with after set); whole keys are compared only
+ * among the heads equal to hk. */
+static inline size_t heads_end(const uint8_t *p, size_t n, const uint8_t *key, size_t klen, uint32_t hk, size_t lo,
+                               int after) {
+    const uint8_t *heads = p + DRYDB__PAGE_HDR + 2 * n + DRYDB__HEADS_HDR;
     size_t end = lo;
     while (end < n && u32be(heads + 4 * end) == hk) {
         if (++end - lo > 4) { /* many equal heads: find their end by halving */
@@ -572,6 +576,57 @@ static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t
     return lo;
 }
 
+/* heads_lower is the engine's headsLower: among entries from..n-1 of a
+ * page that carries heads, the first whose key is >= key (> key with
+ * after set); whole keys are compared only among equal heads. */
+static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t klen, size_t from, int after) {
+    if (n <= from) return n;
+    uint32_t hk;
+    size_t lo = from, len = n - from;
+    if (heads_start(p, n, key, klen, from, &hk, &lo)) return lo;
+    const uint8_t *heads = p + DRYDB__PAGE_HDR + 2 * n + DRYDB__HEADS_HDR;
+    /* the first head >= hk, branch-free (a conditional move per step: the
+     * branches of a plain binary search over random keys mispredict) */
+    while (len > 1) {
+        size_t half = len >> 1;
+        lo = u32be(heads + 4 * (lo + half - 1)) < hk ? lo + half : lo;
+        len -= half;
+    }
+    lo += u32be(heads + 4 * lo) < hk;
+    return heads_end(p, n, key, klen, hk, lo, after);
+}
+
+/* heads_lower of two keys in one page (count's bounds): the two searches
+ * step together, each step's two loads independent, so that they wait
+ * for the cache once, not twice. */
+static void heads_lower2(const uint8_t *p, size_t n, const uint8_t *const key[2], const size_t klen[2], size_t from,
+                         int after, size_t out[2]) {
+    uint32_t hk[2];
+    int done[2];
+    if (n <= from) {
+        out[0] = out[1] = n;
+        return;
+    }
+    for (int i = 0; i < 2; i++) done[i] = heads_start(p, n, key[i], klen[i], from, &hk[i], &out[i]);
+    if (done[0] || done[1]) {
+        for (int i = 0; i < 2; i++)
+            if (!done[i]) out[i] = heads_lower(p, n, key[i], klen[i], from, after);
+        return;
+    }
+    const uint8_t *heads = p + DRYDB__PAGE_HDR + 2 * n + DRYDB__HEADS_HDR;
+    size_t a = from, b = from, len = n - from;
+    while (len > 1) {
+        size_t half = len >> 1;
+        a = u32be(heads + 4 * (a + half - 1)) < hk[0] ? a + half : a;
+        b = u32be(heads + 4 * (b + half - 1)) < hk[1] ? b + half : b;
+        len -= half;
+    }
+    a += u32be(heads + 4 * a) < hk[0];
+    b += u32be(heads + 4 * b) < hk[1];
+    out[0] = heads_end(p, n, key[0], klen[0], hk[0], a, after);
+    out[1] = heads_end(p, n, key[1], klen[1], hk[1], b, after);
+}
+
 /* Among entries from..n-1 of slotted page p, the first whose key is >= key
  * (> key with after set): through the heads when the page has them. */
 static inline size_t slot_lower(const uint8_t *p, const uint8_t *key, size_t klen, size_t from, int after) {
@@ -586,6 +641,16 @@ static inline size_t slot_lower(const uint8_t *p, const uint8_t *key, size_t kle
         else hi = m;
     }
     return lo;
+}
+
+/* slot_lower of two keys (heads_lower2 where the page has heads). */
+static inline void slot_lower2(const uint8_t *p, const uint8_t *const key[2], const size_t klen[2], size_t from,
+                               int after, size_t out[2]) {
+    if (p[DRYDB__PG_TYPE] & DRYDB__PG_HEADS) {
+        heads_lower2(p, u16le(p + DRYDB__PG_N), key, klen, from, after, out);
+        return;
+    }
+    for (int i = 0; i < 2; i++) out[i] = slot_lower(p, key[i], klen[i], from, after);
 }
 
 /* The child of slotted branch p that may hold key: the last entry whose
@@ -924,15 +989,11 @@ EXPORT int drydb_get_many(drydb_table *t, size_t n, const uint8_t *keys, const s
 
 /* rank: the number of keys < key, and whether key is present (the
  * engine's tree.rank: one descent summing the branches' row counts). */
-static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uint64_t *out, int *found) {
-    *found = 0;
-    if (ft->depth == 0) {
-        *out = 0;
-        return DRYDB_OK;
-    }
-    if (ft->key8 && klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
-    uint64_t k = ft->key8 ? u64be(key) : 0, row = 0, ref = ft->root;
-    for (unsigned lvl = (unsigned)ft->depth - 1; lvl > 0; lvl--) {
+/* rank's descent from page ref at level lvl, row rows before it. */
+static int rank_from(const struct drydb__ft *ft, const uint8_t *key, size_t klen, unsigned lvl, uint64_t ref,
+                     uint64_t row, uint64_t *out, int *found) {
+    uint64_t k = ft->key8 ? u64be(key) : 0;
+    for (; lvl > 0; lvl--) {
         const uint8_t *p = page(ft, ref, lvl);
         if (p == NULL) return FALLBACK;
         size_t n = u16le(p + DRYDB__PG_N);
@@ -955,6 +1016,60 @@ static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uin
     }
     leaf_drop(held);
     *out = row + i;
+    return DRYDB_OK;
+}
+
+static int rank(const struct drydb__ft *ft, const uint8_t *key, size_t klen, uint64_t *out, int *found) {
+    *found = 0;
+    if (ft->depth == 0) {
+        *out = 0;
+        return DRYDB_OK;
+    }
+    if (ft->key8 && klen != 8) return FALLBACK; /* byte compares on key arrays: Go */
+    return rank_from(ft, key, klen, (unsigned)ft->depth - 1, ft->root, 0, out, found);
+}
+
+/* The ranks of two keys (count's bounds) in a tree of slotted pages: one
+ * descent while both keys lead to the same child, each page searched for
+ * both at once (slot_lower2), then a descent each. */
+static int rank2(const struct drydb__ft *ft, const uint8_t *const key[2], const size_t klen[2], uint64_t out[2],
+                 int found[2]) {
+    found[0] = found[1] = 0;
+    if (ft->depth == 0) {
+        out[0] = out[1] = 0;
+        return DRYDB_OK;
+    }
+    uint64_t ref = ft->root, row[2] = {0, 0};
+    unsigned lvl = (unsigned)ft->depth - 1;
+    for (; lvl > 0; lvl--) {
+        const uint8_t *p = page(ft, ref, lvl);
+        if (p == NULL) return FALLBACK;
+        size_t n = u16le(p + DRYDB__PG_N), i[2];
+        uint64_t c[2];
+        slot_lower2(p, key, klen, 1, 1, i);
+        for (int j = 0; j < 2; j++) {
+            row[j] += branch_before(ft, p, n, i[j] - 1);
+            c[j] = branch_child(ft, p, n, i[j] - 1);
+        }
+        if (c[0] != c[1]) { /* the paths part */
+            int rc = rank_from(ft, key[0], klen[0], lvl - 1, c[0], row[0], &out[0], &found[0]);
+            return rc != DRYDB_OK ? rc : rank_from(ft, key[1], klen[1], lvl - 1, c[1], row[1], &out[1], &found[1]);
+        }
+        ref = c[0];
+    }
+    struct drydb__slot_words *held;
+    const uint8_t *p = leaf_hold(ft, ref, &held);
+    if (p == NULL) return FALLBACK;
+    size_t n = u16le(p + DRYDB__PG_N), i[2];
+    slot_lower2(p, key, klen, 0, 0, i);
+    for (int j = 0; j < 2; j++) {
+        if (i[j] < n) {
+            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i[j]);
+            found[j] = keycmp(e + DRYDB__LEAF_HDR, u16le(e), key[j], klen[j]) == 0;
+        }
+        out[j] = row[j] + i[j];
+    }
+    leaf_drop(held);
     return DRYDB_OK;
 }
 
@@ -1002,11 +1117,28 @@ static inline int bound_ok(const uint8_t *k, size_t n, int kind) {
 }
 
 /* count_rows: drydb_count's answer; *out is written only on success. */
+/* bound_row of a range's two bounds: the first row inside it and the
+ * first past it. */
+static int bound_rows(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
+                      size_t hilen, int hikind, uint64_t *a, uint64_t *b) {
+    if (ft->key8 || lokind == DRYDB_UNBOUNDED || hikind == DRYDB_UNBOUNDED) {
+        int rc = bound_row(ft, lo, lolen, lokind, 0, a);
+        return rc != DRYDB_OK ? rc : bound_row(ft, hi, hilen, hikind, 1, b);
+    }
+    const uint8_t *key[2] = {lo, hi};
+    size_t klen[2] = {lolen, hilen};
+    uint64_t r[2];
+    int found[2], rc = rank2(ft, key, klen, r, found);
+    if (rc != DRYDB_OK) return rc;
+    *a = r[0] + (found[0] && lokind == DRYDB_EXCLUSIVE);
+    *b = r[1] + (found[1] && hikind != DRYDB_EXCLUSIVE);
+    return DRYDB_OK;
+}
+
 static int count_rows(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, int lokind,
                       const uint8_t *hi, size_t hilen, int hikind, uint64_t *out) {
     uint64_t a, b;
-    int rc = bound_row(ft, lo, lolen, lokind, 0, &a);
-    if (rc == DRYDB_OK) rc = bound_row(ft, hi, hilen, hikind, 1, &b);
+    int rc = bound_rows(ft, lo, lolen, lokind, hi, hilen, hikind, &a, &b);
     if (rc == DRYDB_OK) *out = b > a ? b - a : 0;
     return rc;
 }
@@ -1322,8 +1454,7 @@ static int crange(const struct drydb__ft *ft, const uint8_t *lo, size_t lolen, i
     uint64_t a, b;
     if (lokind != DRYDB_UNBOUNDED && lo == NULL) lo = drydb__empty;
     if (hikind != DRYDB_UNBOUNDED && hi == NULL) hi = drydb__empty;
-    if (bound_row(ft, lo, lolen, lokind, 0, &a) != DRYDB_OK || bound_row(ft, hi, hilen, hikind, 1, &b) != DRYDB_OK)
-        return FALLBACK;
+    if (bound_rows(ft, lo, lolen, lokind, hi, hilen, hikind, &a, &b) != DRYDB_OK) return FALLBACK;
     if (b <= a) return DRYDB_OK;
     uint64_t want = b - a < max ? b - a : max;
     uint64_t first = back ? b - want : a, last = first + want; /* rows [first, last) */
