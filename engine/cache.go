@@ -149,9 +149,6 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 		c.words = unsafe.Slice((*slotWords)(unsafe.Pointer(&c.hintMem[hn*8])), n)
 	}
 	c.hintShift = uint(64 - bits.TrailingZeros(uint(hn)))
-	for i := range c.shards {
-		c.shards[i].m = map[cacheKey]int32{}
-	}
 	return c, nil
 }
 
@@ -366,6 +363,9 @@ func (c *cache) load(t *tree, k cacheKey, sh *cacheShard) (node, error) {
 	handOver := int64(1-evicting) - 1<<32
 	s.pin.Add(uint64(handOver))
 	sh.mu.Lock()
+	if sh.m == nil {
+		sh.m = map[cacheKey]int32{} // made when first needed: an open makes none
+	}
 	sh.m[k] = i
 	sh.mu.Unlock()
 	c.missMu.Unlock()
