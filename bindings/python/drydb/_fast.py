@@ -462,40 +462,21 @@ def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable
             if v is _ABSENT:
                 raise KeyError(key)
             return v
-    elif s.kc.kind == KEY_STRING and not s.kc.raw:
-        # The generic closures below with a str encoded here, without a
-        # call of the table's encoder (~60 ns); anything else, and text
-        # that is not UTF-8 (lone surrogates), takes get_slow, which
-        # encodes it through the encoder and raises the proper error.
-        def get(key: Any, default: Any = None, view: bool = False) -> Any:
-            if type(key) is not str:
-                return get_slow(key, default, view)
-            try:
-                k = key.encode()
-            except UnicodeEncodeError:
-                return get_slow(key, default, view)
-            if view:
-                w = lgw(harg, k, len(k))
-                if w < top:
-                    return db._view(w >> 16, w & 65535)
-                if w == missing:
-                    return default
-            else:
-                v = lpg(harg, k, len(k))
-                if v is absent:
-                    return default
-                if v is not ask_:
-                    return v if vdec is None else vdec(v)
-            return get_slow(key, default, view)
-
-        def getitem(key: Any) -> Any:
-            v = get(key, _ABSENT)
-            if v is _ABSENT:
-                raise KeyError(key)
-            return v
     else:
+        # A string table's str is encoded inline, without a call of the
+        # key encoder (~60 ns); other tables' keys, and text that is not
+        # UTF-8 (lone surrogates: the encoder raises the proper error), go
+        # through the encoder. inline is str only for string tables.
+        inline = str if s.kc.kind == KEY_STRING and not s.kc.raw else _NoKey
+
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
-            k = enc(key)
+            if type(key) is inline:
+                try:
+                    k = key.encode()
+                except UnicodeEncodeError:
+                    k = enc(key)
+            else:
+                k = enc(key)
             if view:
                 w = lgw(harg, k, len(k))
                 if w < top:
@@ -511,7 +492,7 @@ def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable
             return get_slow(key, default, view)
 
         def getitem(key: Any) -> Any:
-            k = enc(key)
+            k = key.encode() if type(key) is inline and key.isascii() else enc(key)
             v = lpg(harg, k, len(k))
             if v is not absent:
                 if v is not ask_:
@@ -522,6 +503,10 @@ def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable
             raise KeyError(key)
 
     return get, getitem, kill
+
+
+class _NoKey:
+    """A type no key has: the generic get's inline encoding, off."""
 
 
 def _contains(s: _Shared) -> Tuple[Callable[[Any], bool], Callable[..., None]]:

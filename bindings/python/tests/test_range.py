@@ -179,6 +179,24 @@ def test_string_composite_bytes_prefix(db_path):
         assert list(e.items()) == [] and list(e.range(0, 5, reverse=True)) == []
 
 
+def test_string_get_refuses_what_is_not_text(db_path):
+    """A string table's get and [] encode a str inline: a lone surrogate
+    and a non-str key still get the encoder's errors, and non-ASCII text
+    finds its row."""
+    p, _ = db_path
+    with drydb.open(p) as db:
+        t = db["ustr"]
+        assert t.get("é0007") == t["é0007"] == _v(7)
+        assert t.get("\U0001F6000299") == _v(299) and t.get("é9999") is None
+        for f in (t.get, t.__getitem__):
+            with pytest.raises(ValueError, match="not valid UTF-8"):
+                f("\udc80")
+            with pytest.raises(TypeError, match="must be a str"):
+                f(3)
+            with pytest.raises(TypeError, match="must be a str"):
+                f(b"a0001")
+
+
 def test_bound_errors_are_eager(db_path):
     p, _ = db_path
     with drydb.open(p) as db:
