@@ -45,6 +45,7 @@
 
 #include "cdefs.h"
 #include "fast.h"
+#include "hash.h"
 
 #ifdef _WIN32
 #define EXPORT __declspec(dllexport)
@@ -77,6 +78,9 @@ struct drydb__ft {
     int kind;
     int nparts;
     uint8_t parts[DRYDB_MAX_PARTS];
+    /* the hash index (hash_find; hash_pos 0: none) */
+    uint64_t hash_first, hash_pos;
+    uint32_t hash_probe;
     /* compressed tables: the engine's page cache (cache_leaf); NULL else */
     const uint8_t *cache_mem;
     struct drydb__slot_words *cache_words;
@@ -192,6 +196,9 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->key8 = l->key8;
     ft->kind = l->kind;
     ft->nparts = l->nparts < DRYDB_MAX_PARTS ? l->nparts : DRYDB_MAX_PARTS;
+    ft->hash_first = l->hash_first;
+    ft->hash_pos = l->hash_pages << (l->pshift - 3);
+    ft->hash_probe = (uint32_t)l->hash_probe;
     memcpy(ft->parts, l->parts, sizeof ft->parts);
     ft->cache_mem = l->cache_mem;
     ft->cache_words = l->cache_words;
@@ -744,6 +751,21 @@ static inline int leaf8_lookup(const struct drydb__ft *ft, const uint8_t *p, uin
     return leaf8_value(p, n, i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK : FALLBACK;
 }
 
+/* The value of entry i of plain leaf p: DRYDB_OK or FALLBACK (overflow). */
+static inline int leaf_entry_value(const struct drydb__ft *ft, const uint8_t *p, size_t i, const uint8_t **val,
+                                   size_t *vlen) {
+    if (ft->key8)
+        return leaf8_value(p, u16le(p + DRYDB__PG_N), i, (size_t)1 << ft->pshift, val, vlen) == 0 ? DRYDB_OK
+                                                                                                 : FALLBACK;
+    const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+    size_t kl = u16le(e);
+    uint16_t vl = u16le(e + 2);
+    if (vl & DRYDB__OVERFLOW) return FALLBACK;
+    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
+    *vlen = vl;
+    return DRYDB_OK;
+}
+
 /* leaf_value finds key in leaf p; DRYDB_OK (val set), DRYDB_NOTFOUND or
  * FALLBACK. */
 static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const uint8_t *key, size_t klen,
@@ -753,13 +775,47 @@ static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const
     size_t lo = slot_lower(p, key, klen, 0, 0);
     if (lo >= n) return DRYDB_NOTFOUND;
     const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * lo);
-    size_t kl = u16le(e);
-    if (keycmp(e + DRYDB__LEAF_HDR, kl, key, klen) != 0) return DRYDB_NOTFOUND;
-    uint16_t vl = u16le(e + 2);
-    if (vl & DRYDB__OVERFLOW) return FALLBACK;
-    *val = vl ? e + DRYDB__LEAF_HDR + kl : drydb__empty;
-    *vlen = vl;
-    return DRYDB_OK;
+    if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) != 0) return DRYDB_NOTFOUND;
+    return leaf_entry_value(ft, p, lo, val, vlen);
+}
+
+/* ---- the hash index (engine/internal/format/hash.go; engine/hash.go's
+ * hashFind is the Go side) ---- */
+
+/* hash_find is hashFind: 1 with the leaf (a checked page of the tree) and
+ * the entry holding key, 0 when no slot matches (the tree decides: the
+ * hash index only confirms keys), FALLBACK when a page on the way is not
+ * checked yet (Go checks it). */
+static inline int hash_find(const struct drydb__ft *ft, const uint8_t *key, size_t klen, const uint8_t **leaf,
+                            size_t *idx) {
+    uint64_t lo, h = drydb__hash_key(key, klen);
+    unsigned shift = ft->pshift - 3;
+    uint64_t mask = ((uint64_t)1 << shift) - 1;
+    uint64_t s = drydb__mul_hi(h, ft->hash_pos, &lo);
+    for (uint32_t d = 0; d <= ft->hash_probe; d++, s++) {
+        if (s >= ft->hash_pos) s = 0;
+        if ((s & mask) < DRYDB__HASH_HDR_SLOTS) s += DRYDB__HASH_HDR_SLOTS - (s & mask);
+        uint64_t pg = ft->hash_first + (s >> shift);
+        if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63))))
+            return FALLBACK;
+        uint64_t w = u64le(ft->data + (pg << ft->pshift) + (s & mask) * 8);
+        if (w == 0) return 0;
+        if ((uint16_t)w != (uint16_t)h) continue;
+        const uint8_t *p = page(ft, (w >> 16) & 0xffffffffu, 0);
+        if (p == NULL) return FALLBACK;
+        size_t i = (size_t)(w >> 48);
+        if (i >= u16le(p + DRYDB__PG_N)) continue;
+        if (ft->key8) {
+            if (klen != 8 || memcmp(p + DRYDB__PAGE_HDR + 8 * i, key, 8) != 0) continue;
+        } else {
+            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+            if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) != 0) continue;
+        }
+        *leaf = p;
+        *idx = i;
+        return 1;
+    }
+    return 0;
 }
 
 /* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. With
@@ -769,6 +825,12 @@ static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const
 static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
                   const uint8_t **val, size_t *vlen, int copy) {
     if (ft->depth == 0) return DRYDB_NOTFOUND;
+    if (ft->hash_pos != 0) {
+        const uint8_t *p;
+        size_t i;
+        int r = hash_find(ft, key, klen, &p, &i);
+        if (r != 0) return r == 1 ? leaf_entry_value(ft, p, i, val, vlen) : FALLBACK;
+    }
     uint64_t ref = ft->root;
     if (ft->key8) {
         if (klen != 8) return FALLBACK;

@@ -45,6 +45,9 @@ type TableOptions struct {
 	// metadata pair CodecMetaPrefix+table, so files stay format-compatible,
 	// and read back by Table.Codec, which readers use as their default.
 	Codec string
+	// Hash says whether the table gets a hash index (HashAuto: when it
+	// pays; see HashMode).
+	Hash HashMode
 }
 
 // CompressionKind selects a page compressor.
@@ -223,6 +226,9 @@ func (b *Builder) Table(name string, opts *TableOptions) (*TableBuilder, error) 
 		return nil, err
 	}
 	if err := checkCodec(t.opts.Codec); err != nil {
+		return nil, fmt.Errorf("table %q: %w", name, err)
+	}
+	if err := checkHash(t.opts); err != nil {
 		return nil, fmt.Errorf("table %q: %w", name, err)
 	}
 	t.rows = newSorter(b.opts.TempDir, &b.budget)
@@ -788,6 +794,9 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
 	tw.k8 = fixed8(t.opts.Encoding)
+	if codec == nil && t.opts.Hash != HashOff {
+		tw.hash = &hashBuilder{mode: t.opts.Hash}
+	}
 	var funcs []*IndexBuilder
 	for _, ix := range t.indexes {
 		if ix.opts.Func != nil {
@@ -861,6 +870,9 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 		return ct, rep, err
 	}
 	ct.Tree = tree
+	if tw.hash != nil {
+		ct.Hash = tw.hash.write(o)
+	}
 	rep.Rows = tree.Rows
 	t.rows.close()
 	if t.refs != nil {

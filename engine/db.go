@@ -210,7 +210,7 @@ func (db *DB) readHeader() error {
 	if f.CRC(cb) != f.U32(ftr, f.FtrCatalogCRC) {
 		return corruptAt(int64(catOff), "catalog checksum mismatch")
 	}
-	cat, err := f.DecodeCatalog(cb)
+	cat, err := f.DecodeCatalog(cb, version)
 	if err != nil {
 		return corruptAt(int64(catOff), "%v", err)
 	}
@@ -248,7 +248,7 @@ func (db *DB) checkRegions(cat *f.Catalog, catOff int64) error {
 	type region struct {
 		lo, hi uint64
 		tbl    int
-		index  int // -1: the table's own tree
+		index  int // -1: the table's own tree, -2: its hash index
 	}
 	var rs []region
 	add := func(tr *f.Tree, tbl, index int) {
@@ -258,12 +258,18 @@ func (db *DB) checkRegions(cat *f.Catalog, catOff int64) error {
 	}
 	for i := range cat.Tables {
 		add(&cat.Tables[i].Tree, i, -1)
+		if h := cat.Tables[i].Hash; h.FirstPage < h.LastPage {
+			rs = append(rs, region{h.FirstPage, h.LastPage, i, -2})
+		}
 		for j := range cat.Tables[i].Indexes {
 			add(&cat.Tables[i].Indexes[j].Tree, i, j)
 		}
 	}
 	what := func(r region) string {
 		t := &cat.Tables[r.tbl]
+		if r.index == -2 {
+			return fmt.Sprintf("the hash index of table %q", t.Name)
+		}
 		if r.index < 0 {
 			return fmt.Sprintf("table %q", t.Name)
 		}
@@ -345,6 +351,13 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 		t.codec = codec
 	}
 	t.tree = tree{db: db, desc: ct.Tree, codec: t.codec, name: what, k8: fixed8(enc)}
+	if h := ct.Hash; h.FirstPage != h.LastPage {
+		if h.FirstPage == 0 || h.FirstPage > h.LastPage || h.LastPage > db.npages || h.MaxProbe > f.HashMaxProbe ||
+			blocks || ct.Tree.Depth == 0 {
+			return nil, corruptAt(catOff, "%s: hash index descriptor out of range", what)
+		}
+		t.tree.hash = newHashIndex(h, db.pshift)
+	}
 	if t.codec != nil {
 		if db.cacheIDs == 1<<16-1 {
 			return nil, fmt.Errorf("%w: more than %d compressed tables", ErrTooLarge, 1<<16-1)

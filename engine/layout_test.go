@@ -53,6 +53,24 @@ func TestFastHeaderAgrees(t *testing.T) {
 	for name := range cache {
 		t.Errorf("capi/fast.h lacks %s", name)
 	}
+	// The hash index's constants (capi/hash.h; its hash function is
+	// checked against tests/vectors/hash.json by both languages).
+	hsrc, err := os.ReadFile("../capi/hash.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hashConsts := map[string]uint64{"DRYDB__HASH_HDR_SLOTS": f.HashHeaderSlots}
+	for _, m := range regexp.MustCompile(`(?m)^#define (DRYDB__HASH_\w+)\s+(\d+)`).FindAllStringSubmatch(string(hsrc), -1) {
+		if w, ok := hashConsts[m[1]]; ok {
+			if g, _ := strconv.ParseUint(m[2], 0, 64); g != w {
+				t.Errorf("capi/hash.h %s = %d, format says %d", m[1], g, w)
+			}
+			delete(hashConsts, m[1])
+		}
+	}
+	for name := range hashConsts {
+		t.Errorf("capi/hash.h lacks %s", name)
+	}
 	var w slotWords
 	if unsafe.Offsetof(w.pin) != 0 || unsafe.Offsetof(w.tag) != 8 || unsafe.Offsetof(w.ref) != 16 {
 		t.Errorf("slotWords is not {pin, tag, ref} as struct drydb__slot_words says")

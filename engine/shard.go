@@ -171,6 +171,9 @@ func (m *Manifest) parseLine(line string) bool {
 }
 
 // manifestErr is a manifest's corruption.
+// manifestErr is not inlined (an error path: errors.go's corruptAt says why).
+//
+//go:noinline
 func manifestErr(reason string) error {
 	return &CorruptError{Page: noPage, Reason: "manifest: " + reason}
 }
@@ -415,6 +418,9 @@ func (s *shardSet) open(i int) (*DB, error) {
 	return db, nil
 }
 
+// wrap is not inlined (an error path: errors.go's corruptAt says why).
+//
+//go:noinline
 func (s *shardSet) wrap(i int, err error) error {
 	return fmt.Errorf("shard %d (%s) of %s: %w", i, s.names[i], s.path, err)
 }

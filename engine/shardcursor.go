@@ -118,6 +118,10 @@ func (c *Cursor) sub(i int) (*Cursor, bool) {
 	return s.m.subs[i], true
 }
 
+// shFail is not inlined (an error path with 30-odd call sites: errors.go's
+// corruptAt says why).
+//
+//go:noinline
 func (c *Cursor) shFail(err error) bool {
 	if c.err == nil {
 		c.err = err

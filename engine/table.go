@@ -131,6 +131,9 @@ func (t *Table) Len() uint64 {
 // Depth returns the height of the table's tree (0 for an empty table).
 func (t *Table) Depth() int { return int(t.tree.desc.Depth) }
 
+// Hashed reports whether the table has a hash index (TableOptions.Hash).
+func (t *Table) Hashed() bool { return t.tree.hash != nil }
+
 // Leaves returns the number of leaf pages (or blocks).
 func (t *Table) Leaves() uint64 { return t.tree.desc.Leaves }
 
@@ -161,7 +164,7 @@ func (t *Table) Get(key []byte) ([]byte, error) {
 		if t.db.closed.Load() {
 			return nil, ErrClosed
 		}
-		if t.tree.k8 && len(key) == 8 && t.tree.desc.Depth > 0 {
+		if t.tree.k8 && len(key) == 8 && t.tree.desc.Depth > 0 && t.tree.hash == nil {
 			return t.tree.get8(be.Uint64(key)) // one call fewer on the hottest path
 		}
 		if t.sh != nil {

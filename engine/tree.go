@@ -18,6 +18,8 @@ type tree struct {
 	k8 bool
 	// cacheID numbers the compressed trees of a DB (from 1) for cache tags.
 	cacheID uint16
+	// hash is the table's hash index (hash.go), nil without one.
+	hash *hashIndex
 	// stride is the entry size (2 + value length) shared by every
 	// fixed-size leaf (format.Leaf8Fixed) this process has checked so far:
 	// 0 before the first, -1 once two differ. It is set before a page's
@@ -214,6 +216,16 @@ func (t *tree) get(key []byte) (Value, error) {
 		return Value{}, ErrNotFound
 	}
 	k8 := t.k8 && len(key) == 8
+	if t.hash != nil {
+		p, i, err := t.hashFind(key)
+		if err != nil {
+			return Value{}, err
+		}
+		if p != nil {
+			d, err := t.value(p, i)
+			return Value{Data: d}, err
+		}
+	}
 	if k8 && t.codec == nil {
 		d, err := t.get8(be.Uint64(key))
 		return Value{Data: d}, err

@@ -31,6 +31,7 @@ func (db *DB) Verify() (err error) {
 	v := &verifier{db: db, seen: make([]uint64, (db.npages+63)/64)}
 	for _, t := range db.tables {
 		v.tree(&t.tree)
+		v.hash(&t.tree)
 		for _, ix := range t.indexes {
 			v.tree(&ix.tree)
 			v.index(ix)
@@ -60,6 +61,9 @@ type verifier struct {
 	prevLeaf uint64
 }
 
+// fail is not inlined (an error path: errors.go's corruptAt says why).
+//
+//go:noinline
 func (v *verifier) fail(err error) bool {
 	if len(v.errs) < 100 {
 		v.errs = append(v.errs, err)

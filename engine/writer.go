@@ -78,6 +78,7 @@ type treeWriter struct {
 	keys8    []byte // leaf8: keys of the leaf being filled
 	slots8   []uint16
 	keyBuf   []byte
+	hash     *hashBuilder // the table's hash index being collected, or nil
 	// afterCopy: the last leaf was copied as a block whose last key is not
 	// known (merge.go); the next row's whole key is its separator.
 	afterCopy bool
@@ -288,6 +289,9 @@ func (t *treeWriter) holdLeaf() (uint64, error) {
 	pg := t.o.pgno()
 	if pg >= 1<<32-1 {
 		return 0, fmt.Errorf("%w: %s: more than 2^32 pages; use a larger page size", ErrTooLarge, t.name)
+	}
+	if t.hash != nil {
+		t.hash.addLeaf(p, pg)
 	}
 	t.pending, t.held = t.held, t.pending
 	return pg, nil

@@ -3,6 +3,8 @@
  * against tests/vectors/expected.json: every row by drydb_get, by cursor and
  * by batch, absent keys, range counts, index entries. */
 #include "minijson.h"
+/* the hash index's key hash (internal to the library: its header) */
+#include "../../capi/hash.h"
 #include "testutil.h"
 
 static uint8_t *unhex_alloc(const char *h, size_t *n) {
@@ -144,7 +146,26 @@ static void check_file(const char *dir, jv *fd) {
     printf("%s: %zu tables ok\n", path, tables->n);
 }
 
+/* capi/hash.h's hash against tests/vectors/hash.json (format.HashKey's
+ * values, which the engine's TestHashKeyGolden checks too). */
+static void check_hash(void) {
+    char *text = tu_read_vector("hash.json");
+    jv *root = jparse(text);
+    jv *keys = jget(root, "keys");
+    CHECK(keys != NULL && keys->n >= 40);
+    for (size_t i = 0; i < keys->n; i++) {
+        uint8_t k[256];
+        size_t n = unhex(jget(keys->items[i], "key")->s, k);
+        unsigned long long want = strtoull(jget(keys->items[i], "hash")->s, NULL, 16);
+        CHECK(drydb__hash_key(k, n) == want);
+    }
+    printf("hash.json: %zu keys ok\n", keys->n);
+    jfree(root);
+    free(text);
+}
+
 int main(void) {
+    check_hash();
     const char *dir = getenv("DRYDB_VECTORS");
     if (!dir) dir = "tests/vectors";
     char *text = tu_read_vector("expected.json");

@@ -18,7 +18,8 @@ import (
 //
 // Table: name, encoding bytes, Tree, compression u8, level (zigzag varint),
 // filter name, dict offset, dict length, dict crc (u32 LE), nindexes,
-// then nindexes x (name, unique u8, encoding bytes, Tree).
+// then nindexes x (name, unique u8, encoding bytes, Tree), then (version 3
+// on) the Hash: first page, last page, max probe.
 // Tree: rows, root, depth, leaves, first page, last page.
 type Catalog struct {
 	Created int64
@@ -53,6 +54,7 @@ type Table struct {
 	DictLen     uint64
 	DictCRC     uint32
 	Indexes     []Index
+	Hash        Hash
 }
 
 type Index struct {
@@ -62,7 +64,7 @@ type Index struct {
 	Tree     Tree
 }
 
-// Encode appends the catalog's encoding to dst.
+// Encode appends the catalog's encoding (format Version) to dst.
 func (c *Catalog) Encode(dst []byte) []byte {
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(c.Created))
 	dst = append(dst, c.BuildID[:]...)
@@ -94,6 +96,9 @@ func (c *Catalog) Encode(dst []byte) []byte {
 			dst = appendBytes(dst, ix.Encoding)
 			dst = ix.Tree.encode(dst)
 		}
+		dst = binary.AppendUvarint(dst, t.Hash.FirstPage)
+		dst = binary.AppendUvarint(dst, t.Hash.LastPage)
+		dst = binary.AppendUvarint(dst, t.Hash.MaxProbe)
 	}
 	return dst
 }
@@ -190,8 +195,9 @@ func (r *reader) tree() Tree {
 	}
 }
 
-// DecodeCatalog parses an encoded catalog. It never panics on bad input.
-func DecodeCatalog(b []byte) (*Catalog, error) {
+// DecodeCatalog parses the encoded catalog of a file of format version
+// version. It never panics on bad input.
+func DecodeCatalog(b []byte, version uint32) (*Catalog, error) {
 	r := &reader{b: b}
 	c := &Catalog{}
 	if created := r.fixed(8, "created"); created != nil {
@@ -228,6 +234,10 @@ func DecodeCatalog(b []byte) (*Catalog, error) {
 			ix.Encoding = r.bytes("index encoding")
 			ix.Tree = r.tree()
 			t.Indexes = append(t.Indexes, ix)
+		}
+		if version >= 3 {
+			t.Hash = Hash{FirstPage: r.uvarint("hash first page"), LastPage: r.uvarint("hash last page"),
+				MaxProbe: r.uvarint("hash max probe")}
 		}
 		c.Tables = append(c.Tables, t)
 	}

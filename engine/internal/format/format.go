@@ -47,8 +47,9 @@ var Magic = [8]byte{0x89, 'D', 'R', 'Y', 'D', 'B', '\r', '\n'}
 const (
 	// Version is the format version this engine writes; it reads
 	// MinVersion..Version. Version 2 added key heads (PgHeads); a version 1
-	// file has none and reads as before.
-	Version    = 2
+	// file has none and reads as before. Version 3 added hash indexes
+	// (PageHash, hash.go): its catalog gives each table a Hash descriptor.
+	Version    = 3
 	MinVersion = 1
 
 	MinPageSize     = 512

@@ -113,7 +113,7 @@ func Parse(b []byte) (fl *File, err error) {
 	ps := int(f.U32(b, f.HdrPageSize))
 	ftr := b[len(b)-f.FooterSize:]
 	catOff, catLen := f.U64(ftr, f.FtrCatalogOff), f.U64(ftr, f.FtrCatalogLen)
-	cat, err := f.DecodeCatalog(b[catOff : catOff+catLen])
+	cat, err := f.DecodeCatalog(b[catOff:catOff+catLen], f.U32(b, f.HdrVersion))
 	if err != nil {
 		return nil, err
 	}
