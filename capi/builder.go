@@ -226,10 +226,16 @@ func drydb_builder_table(h C.uintptr_t, name *C.char, keyKind C.int, parts *C.ui
 		if compression < C.DRYDB_COMPRESS_NONE || compression > C.DRYDB_COMPRESS_S2 {
 			return failf(codeInvalid, "unknown compression %d", int(compression))
 		}
-		if flags&^C.DRYDB_DICTIONARY != 0 {
+		if flags&^(C.DRYDB_DICTIONARY|C.DRYDB_HASH|C.DRYDB_NO_HASH) != 0 || flags&C.DRYDB_HASH != 0 && flags&C.DRYDB_NO_HASH != 0 {
 			return failf(codeInvalid, "unknown table flags 0x%x", uint32(flags))
 		}
-		tb, err := bo.b.Table(n, &engine.TableOptions{Encoding: enc, Compression: engine.Compression{
+		hash := engine.HashAuto
+		if flags&C.DRYDB_HASH != 0 {
+			hash = engine.HashOn
+		} else if flags&C.DRYDB_NO_HASH != 0 {
+			hash = engine.HashOff
+		}
+		tb, err := bo.b.Table(n, &engine.TableOptions{Encoding: enc, Hash: hash, Compression: engine.Compression{
 			Kind: engine.CompressionKind(compression), Level: int(level), Dictionary: flags&C.DRYDB_DICTIONARY != 0}})
 		if err != nil {
 			return fail(err)

@@ -112,6 +112,9 @@ func drydb_table_info(h C.uintptr_t, out *C.struct_drydb_table_info) C.int {
 		if c.Dictionary {
 			out.flags |= C.DRYDB_DICTIONARY
 		}
+		if t.t.Hashed() {
+			out.flags |= C.DRYDB_HASH
+		}
 		return codeOK
 	})
 }

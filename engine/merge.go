@@ -106,7 +106,9 @@ func NewMergeBuilder(base *DB, opts *BuilderOptions) (*Builder, error) {
 }
 
 // seeded is Table's hook for merge builders: a table of the base is
-// returned as it is (opts nil) or with its compression changed.
+// returned as it is (opts nil) or with its compression and hash mode
+// changed. (A base's table is rewritten with HashAuto: whether it gets a
+// hash index is decided as for a new table.)
 func (b *Builder) seeded(name string, opts *TableOptions) (*TableBuilder, bool, error) {
 	t := b.byName[name]
 	if b.base == nil || t == nil || t.m == nil {
@@ -124,7 +126,11 @@ func (b *Builder) seeded(name string, opts *TableOptions) (*TableBuilder, bool, 
 	if err := checkCodec(opts.Codec); err != nil {
 		return nil, true, fmt.Errorf("table %q: %w", name, err)
 	}
+	if err := checkHash(*opts); err != nil {
+		return nil, true, fmt.Errorf("table %q: %w", name, err)
+	}
 	t.opts.Compression = opts.Compression
+	t.opts.Hash = opts.Hash
 	if opts.Codec != "" { // "" keeps the base's, carried in the metadata
 		t.opts.Codec = opts.Codec
 	}

@@ -70,6 +70,7 @@ type tableSpec struct {
 	valueCol  string
 	valueFmt  string
 	comp      engine.Compression
+	hash      engine.HashMode
 	noHeader  bool
 	delimiter rune
 	infer     bool
@@ -89,7 +90,7 @@ type indexSpec struct {
 // values in force when it appears on the command line.
 type buildOpts struct {
 	// table flags
-	key, keyEnc, value, valueFmt, format, comp, delimiter string
+	key, keyEnc, value, valueFmt, format, comp, delimiter, hash string
 	level                                                 int
 	dict, noHeader, infer, encSet                         bool
 	indexes                                               []indexSpec
@@ -139,6 +140,7 @@ func (o *buildOpts) register(fs *flag.FlagSet) {
 	fs.StringVar(&o.comp, "c", "none", "same as --compression")
 	fs.IntVar(&o.level, "level", 0, "zstd level 1 (fastest) to 4 (best); 0 default")
 	fs.BoolVar(&o.dict, "dict", false, "train a zstd dictionary per table")
+	fs.StringVar(&o.hash, "hash", "auto", "hash index for point lookups: auto (unless compressed or consecutive integer keys), on or off")
 	fs.Func("index", "add an index `[NAME=]COL[,COL...][:ENCODING]` to the next input (repeatable)", func(s string) error { return o.addIndex(s, false) })
 	fs.Func("unique-index", "add a unique index `[NAME=]COL[,COL...][:ENCODING]` to the next input", func(s string) error { return o.addIndex(s, true) })
 	fs.IntVar(&o.pageSize, "page-size", 4096, "page size in `BYTES`, a power of two from 512 to 65536")
@@ -314,6 +316,16 @@ func (o *buildOpts) spec(arg string) (tableSpec, error) {
 	}
 	ts.comp.Level = o.level
 	ts.comp.Dictionary = o.dict
+	switch o.hash {
+	case "auto", "":
+		ts.hash = engine.HashAuto
+	case "on":
+		ts.hash = engine.HashOn
+	case "off":
+		ts.hash = engine.HashOff
+	default:
+		return ts, usagef("--hash must be auto, on or off, not %q", o.hash)
+	}
 	return ts, nil
 }
 
@@ -527,7 +539,7 @@ func (b *builder) table(ctx context.Context, eb *engine.Builder, s *tableSpec) (
 	}
 	// The value format is the table's codec: every language's reader
 	// decodes JSON and MessagePack rows by default (docs/API.md).
-	tb, err := eb.Table(s.name, &engine.TableOptions{Encoding: s.enc, Compression: s.comp, Codec: s.valueFmt})
+	tb, err := eb.Table(s.name, &engine.TableOptions{Encoding: s.enc, Compression: s.comp, Codec: s.valueFmt, Hash: s.hash})
 	if err != nil {
 		return 0, usagef("table %s: %s", s.name, strings.TrimPrefix(err.Error(), "drydb: "))
 	}

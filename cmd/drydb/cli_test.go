@@ -154,6 +154,28 @@ func TestBuildAndInfo(t *testing.T) {
 	}
 }
 
+// TestBuildHash: --hash per input (sticky, as --compression), shown by info.
+func TestBuildHash(t *testing.T) {
+	dir := t.TempDir()
+	r := drydb(t, dir, "", "build", "h.drydb", "-k", "order", "a="+testdata("orders.jsonl"),
+		"--hash", "off", "b="+testdata("orders.jsonl"),
+		"--hash", "on", "-k", "id", "-e", "int64", "c="+testdata("users.csv"))
+	expect(t, r, 0, "built h.drydb: 3 tables")
+	r = drydb(t, dir, "", "info", "h.drydb", "--json")
+	var fi fileInfo
+	if err := json.Unmarshal([]byte(r.out), &fi); err != nil {
+		t.Fatalf("info --json: %v\n%s", err, r.out)
+	}
+	if len(fi.Tables) != 3 || !fi.Tables[0].HashIndex || fi.Tables[1].HashIndex || !fi.Tables[2].HashIndex {
+		t.Fatalf("hash indexes: %+v", fi.Tables)
+	}
+	expect(t, drydb(t, dir, "", "info", "h.drydb", "-t", "a"), 0, "hash index:   yes")
+	expect(t, drydb(t, dir, "", "get", "h.drydb", "-t", "b", "a2"), 0, `"sku":"SKU-200"`)
+	expect(t, drydb(t, dir, "", "get", "h.drydb", "-t", "a", "a2"), 0, `"sku":"SKU-200"`)
+	expect(t, drydb(t, dir, "", "verify", "h.drydb"), 0)
+	expect(t, drydb(t, dir, "", "build", "x.drydb", "--hash", "maybe", testdata("orders.jsonl")), 2, "--hash must be auto, on or off")
+}
+
 func TestGet(t *testing.T) {
 	dir, f := shop(t)
 	expect(t, drydb(t, dir, "", "get", f, "-t", "users", "3"), 0, `{"id":"3","name":"Grace Hopper"`)

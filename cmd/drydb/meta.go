@@ -77,6 +77,7 @@ type tableInfo struct {
 	Encoding    string      `json:"key_encoding"`
 	Rows        uint64      `json:"rows"`
 	Compression string      `json:"compression"`
+	HashIndex   bool        `json:"hash_index"`
 	ValueFormat string      `json:"value_format,omitempty"`
 	KeyColumns  string      `json:"key_columns,omitempty"`
 	Indexes     []indexInfo `json:"indexes"`
@@ -143,6 +144,7 @@ func describe(c *ctx) (*fileInfo, error) {
 		ti := tableInfo{
 			Name: n, Encoding: t.Encoding().String(), Rows: t.Len(),
 			Compression: compressionText(t.Compression()),
+			HashIndex:   t.Hashed(),
 			ValueFormat: valueFormat(c.db, n), // the CLI's record, else the codec any builder recorded
 			KeyColumns:  string(in.Metadata[metaKeyColumns+n]),
 			Indexes:     []indexInfo{},
@@ -203,6 +205,7 @@ func runInfo(c *ctx) error {
 			}
 		}
 		fmt.Fprintf(w, "  compression:  %s\n", t.Compression)
+		fmt.Fprintf(w, "  hash index:   %s\n", map[bool]string{true: "yes", false: "no"}[t.HashIndex])
 		if t.ValueFormat != "" {
 			fmt.Fprintf(w, "  values:       %s\n", t.ValueFormat)
 		}

@@ -106,6 +106,7 @@ struct table {
     int kind, comp;
     struct row *rows;
     size_t n;
+    uint32_t flags; /* drydb_builder_table's: the hash index (DRYDB_HASH, DRYDB_NO_HASH) */
 };
 
 /* A key to look up in table t: of its shape, or (for "prefixed", one time
@@ -122,10 +123,10 @@ static int by_key(const void *a, const void *b) {
 
 static void build(drydb_builder *b, struct table *t) {
     drydb_tbuilder *tb;
-    OK(drydb_builder_table(b, t->name, t->kind, NULL, 0, t->comp, 0, 0, &tb));
+    OK(drydb_builder_table(b, t->name, t->kind, NULL, 0, t->comp, 0, t->flags, &tb));
     t->rows = calloc(ROWS, sizeof *t->rows);
     size_t want = strcmp(t->name, "empty") == 0 ? 0 : ROWS;
-    if (strcmp(t->name, "dense") == 0) {
+    if (strcmp(t->name, "dense") == 0 || strcmp(t->name, "seq_hash") == 0) {
         /* the page claims of docs/FORMAT.md: consecutive keys (a gap every
          * 700 rows breaks them for one leaf) and same-size values (one
          * overflow value breaks them for another), so the C lookups take
@@ -549,6 +550,11 @@ int main(void) {
         {"zstr", DRYDB_KEY_STRING, DRYDB_COMPRESS_ZSTD, 0, 0},
         {"s2", DRYDB_KEY_BYTES, DRYDB_COMPRESS_S2, 0, 0},
         {"empty", DRYDB_KEY_BYTES, DRYDB_COMPRESS_NONE, 0, 0},
+        /* without a hash index (the tables above have one, but for the
+         * compressed ones), and dense ids with one */
+        {"str_tree", DRYDB_KEY_STRING, DRYDB_COMPRESS_NONE, 0, 0, DRYDB_NO_HASH},
+        {"i64_tree", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0, DRYDB_NO_HASH},
+        {"seq_hash", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0, DRYDB_HASH},
     };
     enum { NT = sizeof tabs / sizeof tabs[0] };
     char *path = tu_path("fast.drydb");
@@ -566,6 +572,10 @@ int main(void) {
             OK(drydb_table_open(truth, tabs[i].name, &tt));
             check_against_cursor(tt, &tabs[i]);
             OK(drydb_table_open(db, tabs[i].name, &tt));
+            struct drydb_table_info ti;
+            OK(drydb_table_info(tt, &ti));
+            int hashed = tabs[i].comp == DRYDB_COMPRESS_NONE && tabs[i].n > 0 && !(tabs[i].flags & DRYDB_NO_HASH);
+            CHECK(!!(ti.flags & DRYDB_HASH) == hashed);
             questions(tt, &tabs[i]); /* cold: pages checked as they are reached */
             questions(tt, &tabs[i]); /* warm */
             if (tabs[i].kind == DRYDB_KEY_INT64 || tabs[i].kind == DRYDB_KEY_UINT64)

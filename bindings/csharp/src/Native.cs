@@ -77,6 +77,8 @@ namespace DryDB
         // drydb_get_many's n and drydb_range's max (DRYDB__MAX_BATCH)
         internal const int MaxBatch = 1 << 24;
         internal const int MaxParts = 16;
+        // drydb_builder_table's flags, drydb_table_info.flags
+        internal const uint Dictionary = 0x1, HashOn = 0x2, NoHash = 0x4;
 
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern void drydb_version(int* major, int* minor, int* patch);

@@ -51,7 +51,7 @@ namespace DryDB
                     {
                         KeyKind = (KeyKind)ni.key_kind, Parts = PartsOf(ni.parts, ni.nparts), Rows = (long)ni.rows,
                         IndexCount = (int)ni.index_count, Compression = (Compression)ni.compression,
-                        Level = ni.level, Dictionary = (ni.flags & 1) != 0,
+                        Level = ni.level, Dictionary = (ni.flags & Native.Dictionary) != 0, Hashed = (ni.flags & Native.HashOn) != 0,
                     };
                 }
             }

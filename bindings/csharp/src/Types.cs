@@ -86,6 +86,8 @@ namespace DryDB
         public Compression Compression { get; internal set; }
         public int Level { get; internal set; }
         public bool Dictionary { get; internal set; }
+        /// <summary>Whether the table has a hash index (<see cref="TableOptions.Hash"/>).</summary>
+        public bool Hashed { get; internal set; }
     }
 
     public sealed class IndexInfo

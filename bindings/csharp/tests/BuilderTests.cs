@@ -37,6 +37,47 @@ namespace DryDB.Tests
         }
 
         [Test]
+        public void HashIndexModes()
+        {
+            byte[] image;
+            using (var b = new DatabaseBuilder(new BuilderOptions { PageSize = 512 }))
+            {
+                var auto = b.CreateTable("auto", KeyKind.String);
+                var off = b.CreateTable("off", KeyKind.String, new TableOptions { Hash = false });
+                var dense = b.CreateTable("dense", KeyKind.Int64);
+                var on = b.CreateTable("on", KeyKind.Int64, new TableOptions { Hash = true });
+                var ids = b.CreateTable("ids", KeyKind.Uuid);
+                for (int i = 0; i < 3000; i++)
+                {
+                    auto.Append("k" + (i * 7).ToString("D6"), Fx.B("v" + i));
+                    off.Append("k" + (i * 7).ToString("D6"), Fx.B("v" + i));
+                    dense.Append((long)i, Fx.B("v" + i));
+                    on.Append((long)i, Fx.B("v" + i));
+                    ids.Append(new Guid(i, 7, 9, 1, 2, 3, 4, 5, 6, 7, 8), Fx.B("v" + i));
+                }
+                Assert.Status(Status.Invalid, () => b.CreateTable("z", KeyKind.String, new TableOptions { Compression = Compression.Zstd, Hash = true }), "hash on a compressed table");
+                image = b.BuildToMemory();
+            }
+            using (var db = Database.OpenMemory(image))
+            {
+                db.Verify();
+                Assert.True(db.GetTable("auto").Info.Hashed && !db.GetTable("off").Info.Hashed, "string tables: auto, off");
+                Assert.True(!db.GetTable("dense").Info.Hashed && db.GetTable("on").Info.Hashed, "dense ids: auto, on");
+                Assert.True(db.GetTable("ids").Info.Hashed, "uuid table: auto");
+                foreach (var name in new[] { "auto", "off" })
+                {
+                    var t = db.GetTable(name);
+                    for (int i = 0; i < 3000; i += 13) Assert.Str("v" + i, t.Get("k" + (i * 7).ToString("D6")), name + " get");
+                    Assert.True(t.Get("k000001") == null, name + " absent key");
+                }
+                var on = db.GetTable("on");
+                for (int i = 0; i < 3000; i += 13) Assert.Str("v" + i, on.Get((long)i), "on get");
+                var ids = db.GetTable("ids");
+                for (int i = 0; i < 3000; i += 13) Assert.Str("v" + i, ids.Get(new Guid(i, 7, 9, 1, 2, 3, 4, 5, 6, 7, 8)), "uuid get");
+            }
+        }
+
+        [Test]
         public void TypedBuilderAndComposite()
         {
             var p = P("typed.drydb");

@@ -65,7 +65,7 @@ namespace DryDB.Tests
             Assert.Equal(want.Count, names.Length, typeof(E).Name + ": members the header does not define");
         }
 
-        static readonly string[] NotStatus = { "DRYDB_UNBOUNDED", "DRYDB_INCLUSIVE", "DRYDB_EXCLUSIVE", "DRYDB_REVERSE", "DRYDB_H", "DRYDB_DICTIONARY" };
+        static readonly string[] NotStatus = { "DRYDB_UNBOUNDED", "DRYDB_INCLUSIVE", "DRYDB_EXCLUSIVE", "DRYDB_REVERSE", "DRYDB_H", "DRYDB_DICTIONARY", "DRYDB_HASH" };
 
         [Test]
         public void StatusCodes()
@@ -91,6 +91,9 @@ namespace DryDB.Tests
             Assert.Equal(d["DRYDB_INCLUSIVE"], (long)Native.INCLUSIVE, "Native.INCLUSIVE");
             Assert.Equal(d["DRYDB_EXCLUSIVE"], (long)Native.EXCLUSIVE, "Native.EXCLUSIVE");
             Assert.Equal(d["DRYDB_REVERSE"], (long)Native.REVERSE, "Native.REVERSE");
+            Assert.Equal(d["DRYDB_DICTIONARY"], (long)Native.Dictionary, "Native.Dictionary");
+            Assert.Equal(d["DRYDB_HASH"], (long)Native.HashOn, "Native.HashOn");
+            Assert.Equal(d["DRYDB_NO_HASH"], (long)Native.NoHash, "Native.NoHash");
             Assert.Equal(d["DRYDB_MAX_PARTS"], (long)Native.MaxParts, "Native.MaxParts");
             Assert.Equal(d["DRYDB_VERSION_MAJOR"], (long)Native.MajorVersion, "Native.MajorVersion");
             var h = Header;

@@ -30,6 +30,7 @@ _AUTO: Any = object()
 _DEFAULT_INCL = (True, False)
 _ViewWindow = c_ubyte * (1 << 62)
 _COMPRESSION_NAMES = {0: None, 1: "zstd", 2: "s2"}
+_TABLE_HASH = 0x2  # drydb_table_info.flags: DRYDB_HASH
 # One-row copy-out reads (drydb/_copy.py) by the columns they fill
 _ONE = Row(True)
 _PAIR = Row(True, True)
@@ -611,6 +612,12 @@ class Table(_Keyed):
     def compression(self) -> Optional[str]:
         """``None``, ``"zstd"`` or ``"s2"``."""
         return _COMPRESSION_NAMES.get(self._info.compression, str(self._info.compression))
+
+    @property
+    def hashed(self) -> bool:
+        """Whether the table has a hash index (``Builder.table(hash=...)``):
+        point lookups then find their row in one probe."""
+        return bool(self._info.flags & _TABLE_HASH)
 
     @property
     def index_count(self) -> int:

@@ -43,7 +43,7 @@ def test_status_codes(header):
     codes = {k[len("DRYDB_"):]: v for k, v in d.items()
              if k[len("DRYDB_"):].isalpha() and k[len("DRYDB_"):].isupper() and v < 100
              and k not in ("DRYDB_UNBOUNDED", "DRYDB_INCLUSIVE", "DRYDB_EXCLUSIVE", "DRYDB_REVERSE",
-                           "DRYDB_H", "DRYDB_DICTIONARY")}
+                           "DRYDB_H", "DRYDB_DICTIONARY", "DRYDB_HASH")}
     assert codes["OK"] == 0 and "INTERNAL" in codes
     for name, v in codes.items():
         assert getattr(_errors, name) == v, name
@@ -68,6 +68,9 @@ def test_kinds(header):
     assert builder._COMPRESSIONS["s2"] == d["DRYDB_COMPRESS_S2"]
     assert builder._COMPRESSIONS[None] == d["DRYDB_COMPRESS_NONE"]
     assert _db._COMPRESSION_NAMES[d["DRYDB_COMPRESS_ZSTD"]] == "zstd"
+    # table flags
+    assert (builder._HASH, builder._NO_HASH, _db._TABLE_HASH) == (
+        d["DRYDB_HASH"], d["DRYDB_NO_HASH"], d["DRYDB_HASH"])
 
 
 @pytest.mark.parametrize("cname,pyname,sizename", [

@@ -38,7 +38,9 @@ type File struct {
 	Blocks   []*Block
 	Refs     []*Ref
 	pageRole map[uint64]*PageInfo // plain tree pages of the valid file
-	codecs   map[int]*codec       // table index -> codec (compressed tables)
+	// HashPages are the hash index pages of the valid file, by table.
+	HashPages map[int][]uint64
+	codecs    map[int]*codec // table index -> codec (compressed tables)
 	// NoFix lists checksums not to recompute (a case that wants one wrong).
 	NoFix struct{ Dict map[int]bool }
 }
@@ -118,7 +120,7 @@ func Parse(b []byte) (fl *File, err error) {
 		return nil, err
 	}
 	fl = &File{PS: ps, Pages: append([]byte(nil), b[:catOff]...), Cat: cat,
-		pageRole: map[uint64]*PageInfo{}, codecs: map[int]*codec{}}
+		pageRole: map[uint64]*PageInfo{}, codecs: map[int]*codec{}, HashPages: map[int][]uint64{}}
 	for ti := range cat.Tables {
 		ct := &cat.Tables[ti]
 		blocks := ct.Compression != 0 || ct.Filter != ""
@@ -135,6 +137,9 @@ func Parse(b []byte) (fl *File, err error) {
 				return nil, err
 			}
 			fl.codecs[ti] = c
+		}
+		for pg := ct.Hash.FirstPage; pg < ct.Hash.LastPage; pg++ {
+			fl.HashPages[ti] = append(fl.HashPages[ti], pg)
 		}
 		if err := fl.walk(&Tree{Table: ti, Index: -1, Blocks: blocks}); err != nil {
 			return nil, err
@@ -325,12 +330,15 @@ func (fl *File) Bytes() ([]byte, error) {
 	return append(out, ftr...), nil
 }
 
-// fixPages recomputes the checksum of every tree page of the valid file,
-// in page order.
+// fixPages recomputes the checksum of every tree and hash page of the
+// valid file, in page order.
 func (fl *File) fixPages() {
 	pgs := make([]uint64, 0, len(fl.pageRole))
 	for pg := range fl.pageRole {
 		pgs = append(pgs, pg)
+	}
+	for _, hp := range fl.HashPages {
+		pgs = append(pgs, hp...)
 	}
 	sort.Slice(pgs, func(i, j int) bool { return pgs[i] < pgs[j] })
 	for _, pg := range pgs {

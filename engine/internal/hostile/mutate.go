@@ -3,6 +3,7 @@ package hostile
 import (
 	"fmt"
 	"math/rand"
+	"sort"
 
 	f "github.com/drydb/drydb/engine/internal/format"
 )
@@ -44,6 +45,8 @@ var editKinds = []editKind{
 	{"block-header", 3, (*mutator).blockHeader},
 	{"block-body", 3, (*mutator).blockBody},
 	{"dictionary", 2, (*mutator).dictionary},
+	{"hash-slot", 5, (*mutator).hashSlot},
+	{"catalog-hash", 2, (*mutator).catalogHash},
 }
 
 // EditKinds lists the names of the edit kinds, for documentation and tallies.
@@ -702,4 +705,77 @@ func CorruptDictionary(d []byte) {
 	for i := 8; i < len(d) && i < 200; i++ {
 		d[i] = 0xFF
 	}
+}
+
+// ---- hash indexes ------------------------------------------------------------
+
+// hashTable picks a table with a hash index (-1: none has one).
+func (m *mutator) hashTable() int {
+	var ts []int
+	for ti := range m.fl.HashPages {
+		ts = append(ts, ti)
+	}
+	if len(ts) == 0 {
+		return -1
+	}
+	sort.Ints(ts)
+	return ts[m.pick(len(ts))]
+}
+
+// hashSlot rewrites a slot of a hash page: emptied, pointed at another
+// entry, page (a branch, another tree's, one past the file, a hash page)
+// or fingerprint, or random bits.
+func (m *mutator) hashSlot() string {
+	ti := m.hashTable()
+	if ti < 0 {
+		return ""
+	}
+	pgs := m.fl.HashPages[ti]
+	pg := pgs[m.pick(len(pgs))]
+	p := m.fl.Node(Loc{Pgno: pg, Block: -1})
+	j := f.HashHeaderSlots + m.pick(m.fl.PS/f.HashSlotSize-f.HashHeaderSlots)
+	for tries := 0; tries < 64 && f.U64(p, j*f.HashSlotSize) == 0; tries++ { // prefer an occupied slot
+		j = f.HashHeaderSlots + m.pick(m.fl.PS/f.HashSlotSize-f.HashHeaderSlots)
+	}
+	old := f.U64(p, j*f.HashSlotSize)
+	fp, lpg, idx := f.HashSlotFields(old)
+	var v uint64
+	switch m.pick(6) {
+	case 0:
+		v = 0
+	case 1:
+		v = f.HashSlot(uint64(fp), lpg, int(m.number(uint64(idx), 2)))
+	case 2:
+		v = f.HashSlot(uint64(fp), m.pageNumber(m.tree(nil))&0xffffffff, idx)
+	case 3:
+		v = f.HashSlot(uint64(fp), []uint64{0, 1, m.fl.NPages(), pg, 0xffffffff}[m.pick(5)], idx)
+	case 4:
+		v = f.HashSlot(uint64(m.rng.Intn(1<<16)), lpg, idx)
+	default:
+		v = m.rng.Uint64()
+	}
+	f.PutU64(p, j*f.HashSlotSize, v)
+	return fmt.Sprintf("table %d hash page %d slot %d: %#x -> %#x", ti, pg, j, old, v)
+}
+
+// catalogHash edits a table's hash descriptor: its pages moved onto the
+// tree's, the file's end or nothing, its probe bound past the limit.
+func (m *mutator) catalogHash() string {
+	ti := m.pick(len(m.fl.Cat.Tables))
+	h := &m.fl.Cat.Tables[ti].Hash
+	tr := &m.fl.Cat.Tables[ti].Tree
+	old := *h
+	switch m.pick(5) {
+	case 0:
+		h.FirstPage, h.LastPage = tr.FirstPage, tr.LastPage
+	case 1:
+		h.LastPage = m.fl.NPages() + uint64(m.pick(3))
+	case 2:
+		h.FirstPage, h.LastPage = h.LastPage, h.FirstPage
+	case 3:
+		h.MaxProbe = []uint64{0, f.HashMaxProbe + 1, 1 << 40}[m.pick(3)]
+	default:
+		h.FirstPage = m.number(h.FirstPage, 8)
+	}
+	return fmt.Sprintf("table %d hash %+v -> %+v", ti, old, *h)
 }
