@@ -312,6 +312,9 @@ func (v *verifier) hash(t *tree) {
 func (v *verifier) hashSlot(t *tree, s, w uint64) string {
 	hx := t.hash
 	fp, lpg, i := f.HashSlotFields(w)
+	if lpg-t.desc.FirstPage >= t.desc.LastPage-t.desc.FirstPage || v.seen[lpg>>6]&(1<<(lpg&63)) == 0 {
+		return fmt.Sprintf("hash slot names page %d, not a leaf the tree reaches", lpg)
+	}
 	p, err := t.page(lpg, 0)
 	if err != nil {
 		return fmt.Sprintf("hash slot names page %d: %v", lpg, err)
