@@ -35,20 +35,36 @@ func openFile(name string) (*file, error) {
 
 func (fl *file) close() { fl.Close() }
 
-// openFiles holds the file of every open database (keyed by *dbObj).
-var openFiles sync.Map
+// openFiles holds the file of every open database. A map under a mutex,
+// not a sync.Map: it changes only at open and close, and sync.Map's
+// methods, inlined at each call, cost the library's size budget 3 KB.
+var openFiles struct {
+	sync.Mutex
+	m map[*dbObj]*file
+}
+
+func trackFile(d *dbObj, fl *file) {
+	openFiles.Lock()
+	defer openFiles.Unlock()
+	if fl == nil {
+		delete(openFiles.m, d)
+		return
+	}
+	if openFiles.m == nil {
+		openFiles.m = map[*dbObj]*file{}
+	}
+	openFiles.m[d] = fl
+}
 
 // changedFile returns the name of an open database file that changed since
 // it was opened, or "". Called only on a recovered panic.
 func changedFile() string {
-	name := ""
-	openFiles.Range(func(_, v any) bool {
-		fl := v.(*file)
+	openFiles.Lock()
+	defer openFiles.Unlock()
+	for _, fl := range openFiles.m {
 		if fl.Changed() {
-			name = fl.name
-			return false
+			return fl.name
 		}
-		return true
-	})
-	return name
+	}
+	return ""
 }

@@ -356,7 +356,7 @@ func newVersion(db *engine.DB, data []byte, fl *file) (d *dbObj, err error) {
 		osfile.Unmap(d.mapping)
 		d.mapping = nil
 	} else if d.file != nil {
-		openFiles.Store(d, d.file)
+		trackFile(d, d.file)
 	}
 	return d, nil
 }
@@ -379,7 +379,7 @@ func (d *dbObj) release() {
 		d.mapping = nil
 	}
 	if d.file != nil {
-		openFiles.Delete(d)
+		trackFile(d, nil)
 		d.file.close()
 		d.file = nil
 	}

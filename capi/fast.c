@@ -78,8 +78,9 @@ struct drydb__ft {
     int kind;
     int nparts;
     uint8_t parts[DRYDB_MAX_PARTS];
-    /* the hash index (hash_find; hash_pos 0: none) */
-    uint64_t hash_first, hash_pos;
+    /* the hash index (hash_find; hash_pos 0: none): a compressed table's
+     * block offsets from page hash_first, slots from page hash_slots */
+    uint64_t hash_first, hash_slots, hash_pos, leaves;
     uint32_t hash_probe;
     /* compressed tables: the engine's page cache (cache_leaf); NULL else */
     const uint8_t *cache_mem;
@@ -197,8 +198,10 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     ft->kind = l->kind;
     ft->nparts = l->nparts < DRYDB_MAX_PARTS ? l->nparts : DRYDB_MAX_PARTS;
     ft->hash_first = l->hash_first;
-    ft->hash_pos = l->hash_pages << (l->pshift - 3);
+    ft->hash_slots = l->hash_slots;
+    ft->hash_pos = (l->hash_last - l->hash_slots) << (l->pshift - 3);
     ft->hash_probe = (uint32_t)l->hash_probe;
+    ft->leaves = l->leaves;
     memcpy(ft->parts, l->parts, sizeof ft->parts);
     ft->cache_mem = l->cache_mem;
     ft->cache_words = l->cache_words;
@@ -786,36 +789,69 @@ static inline int leaf_value(const struct drydb__ft *ft, const uint8_t *p, const
  * the entry holding key, 0 when no slot matches (the tree decides: the
  * hash index only confirms keys), FALLBACK when a page on the way is not
  * checked yet (Go checks it). */
+static inline int checked_hash_page(const struct drydb__ft *ft, uint64_t pg) {
+    return (atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) >> (pg & 63)) & 1;
+}
+
+/* hash_leaf is tree.hashLeaf: the leaf a slot's field ref names (a plain
+ * table's page; a compressed table's block ref - 1, pinned in *held), or
+ * NULL for Go. */
+static inline const uint8_t *hash_leaf(const struct drydb__ft *ft, uint64_t ref,
+                                       struct drydb__slot_words **held) {
+    if (ft->cache_mem == NULL) return page(ft, ref, 0);
+    uint64_t ord = ref - 1, per = ft->pshift - 4, bpg = ft->hash_first + (ord >> per);
+    if (ord >= ft->leaves || !checked_hash_page(ft, bpg)) return NULL;
+    uint64_t off = u64le(ft->data + (bpg << ft->pshift) + DRYDB__PAGE_HDR + 8 * (ord & (((uint64_t)1 << per) - 1)));
+    return cache_leaf(ft, off, held);
+}
+
 static inline int hash_find(const struct drydb__ft *ft, const uint8_t *key, size_t klen, const uint8_t **leaf,
-                            size_t *idx) {
+                            size_t *idx, struct drydb__slot_words **held) {
     uint64_t lo, h = drydb__hash_key(key, klen);
     unsigned shift = ft->pshift - 3;
     uint64_t mask = ((uint64_t)1 << shift) - 1;
     uint64_t s = drydb__mul_hi(h, ft->hash_pos, &lo);
+    *held = NULL;
     for (uint32_t d = 0; d <= ft->hash_probe; d++, s++) {
         if (s >= ft->hash_pos) s = 0;
         if ((s & mask) < DRYDB__HASH_HDR_SLOTS) s += DRYDB__HASH_HDR_SLOTS - (s & mask);
-        uint64_t pg = ft->hash_first + (s >> shift);
-        if (!(atomic_load_explicit(&ft->verified[pg >> 6], memory_order_acquire) & ((uint64_t)1 << (pg & 63))))
-            return FALLBACK;
+        uint64_t pg = ft->hash_slots + (s >> shift);
+        if (!checked_hash_page(ft, pg)) return FALLBACK;
         uint64_t w = u64le(ft->data + (pg << ft->pshift) + (s & mask) * 8);
         if (w == 0) return 0;
         if ((uint16_t)w != (uint16_t)h) continue;
-        const uint8_t *p = page(ft, (w >> 16) & 0xffffffffu, 0);
+        const uint8_t *p = hash_leaf(ft, (w >> 16) & 0xffffffffu, held);
         if (p == NULL) return FALLBACK;
         size_t i = (size_t)(w >> 48);
-        if (i >= u16le(p + DRYDB__PG_N)) continue;
-        if (ft->key8) {
-            if (klen != 8 || memcmp(p + DRYDB__PAGE_HDR + 8 * i, key, 8) != 0) continue;
-        } else {
-            const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
-            if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) != 0) continue;
+        if (i < u16le(p + DRYDB__PG_N)) {
+            if (ft->key8) {
+                if (klen == 8 && memcmp(p + DRYDB__PAGE_HDR + 8 * i, key, 8) == 0) goto found;
+            } else {
+                const uint8_t *e = p + u16le(p + DRYDB__PAGE_HDR + 2 * i);
+                if (keycmp(e + DRYDB__LEAF_HDR, u16le(e), key, klen) == 0) goto found;
+            }
         }
+        leaf_drop(*held);
+        *held = NULL;
+        continue;
+    found:
         *leaf = p;
         *idx = i;
         return 1;
     }
     return 0;
+}
+
+/* copy_out copies a value found in a cached leaf into the thread's buffer
+ * (valid until the thread's next lookup): DRYDB_OK, or FALLBACK when the
+ * buffer cannot grow (Go reports it). */
+static inline int copy_out(const uint8_t **val, size_t *vlen) {
+    if (*vlen == 0) return DRYDB_OK;
+    uint8_t *b = drydb__tls_reserve(*vlen);
+    if (b == NULL) return FALLBACK;
+    memcpy(b, *val, *vlen);
+    *val = b;
+    return DRYDB_OK;
 }
 
 /* Finds key; returns DRYDB_OK (val set), DRYDB_NOTFOUND or FALLBACK. With
@@ -825,11 +861,20 @@ static inline int hash_find(const struct drydb__ft *ft, const uint8_t *key, size
 static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
                   const uint8_t **val, size_t *vlen, int copy) {
     if (ft->depth == 0) return DRYDB_NOTFOUND;
-    if (ft->hash_pos != 0) {
+    if (ft->hash_pos != 0 && (ft->cache_mem == NULL || copy)) {
         const uint8_t *p;
         size_t i;
-        int r = hash_find(ft, key, klen, &p, &i);
-        if (r != 0) return r == 1 ? leaf_entry_value(ft, p, i, val, vlen) : FALLBACK;
+        struct drydb__slot_words *held;
+        int r = hash_find(ft, key, klen, &p, &i, &held);
+        if (r != 0) {
+            if (r == FALLBACK) return FALLBACK;
+            r = leaf_entry_value(ft, p, i, val, vlen);
+            if (held != NULL) {
+                r = r == DRYDB_OK ? copy_out(val, vlen) : r;
+                cache_unpin(held);
+            }
+            return r;
+        }
     }
     uint64_t ref = ft->root;
     if (ft->key8) {
@@ -856,15 +901,7 @@ static int lookup(const struct drydb__ft *ft, const uint8_t *key, size_t klen,
     const uint8_t *p = copy ? cache_leaf(ft, ref, &held) : NULL;
     if (p == NULL) return FALLBACK;
     int rc = leaf_value(ft, p, key, klen, val, vlen);
-    if (rc == DRYDB_OK && *vlen > 0) {
-        uint8_t *b = drydb__tls_reserve(*vlen);
-        if (b == NULL) {
-            rc = FALLBACK; /* Go reports it */
-        } else {
-            memcpy(b, *val, *vlen);
-            *val = b;
-        }
-    }
+    if (rc == DRYDB_OK) rc = copy_out(val, vlen);
     cache_unpin(held);
     return rc;
 }

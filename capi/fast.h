@@ -69,8 +69,8 @@ struct drydb__layout {
     uint32_t pshift;
     int key8;
     int kind;
-    /* the hash index (engine.Layout; hash_pages 0: none) */
-    uint64_t hash_first, hash_pages, hash_probe;
+    /* the hash index (engine.Layout; hash_last 0: none) */
+    uint64_t hash_first, hash_slots, hash_last, hash_probe, leaves;
     int nparts;         /* composite keys: the kinds of the parts */
     uint8_t parts[16];  /* DRYDB_MAX_PARTS */
     /* compressed tables (engine.CacheLayout; cache_mem NULL otherwise):

@@ -282,7 +282,8 @@ func (ref *tableRef) install(d *dbObj) {
 		root: C.uint64_t(l.Root), depth: C.uint64_t(l.Depth), first: C.uint64_t(l.FirstPage),
 		last: C.uint64_t(l.LastPage), rows: C.uint64_t(l.Rows), pshift: C.uint32_t(l.PageShift), kind: C.int(l.Encoding),
 		cur: &ref.r.cdb.cur, ver: d.cver, vgen: d.gen,
-		hash_first: C.uint64_t(l.HashFirst), hash_pages: C.uint64_t(l.HashPages), hash_probe: C.uint64_t(l.HashMaxProbe),
+		hash_first: C.uint64_t(l.HashFirst), hash_slots: C.uint64_t(l.HashSlots), hash_last: C.uint64_t(l.HashLast),
+		hash_probe: C.uint64_t(l.HashMaxProbe), leaves: C.uint64_t(l.Leaves),
 	}
 	if l.Key8 {
 		cl.key8 = 1

@@ -378,7 +378,10 @@ func (t *TableBuilder) checkRow(key, val []byte) error {
 
 // row names the row being added in messages. Rows are counted from 0 in the
 // order they were given to the table (bindings that batch rows count the
-// same way, so the number names the same row in every language).
+// same way, so the number names the same row in every language). Not
+// inlined: an error path (errors.go's corruptAt says why).
+//
+//go:noinline
 func (t *TableBuilder) row() string {
 	return fmt.Sprintf("table %q, row %d (counted from 0)", t.name, t.added)
 }
@@ -794,8 +797,11 @@ func (t *TableBuilder) write(o *out) (f.Table, TableReport, error) {
 	tw.first = firstPage
 	tw.ovfBase = ovfBase
 	tw.k8 = fixed8(t.opts.Encoding)
-	if codec == nil && t.opts.Hash != HashOff {
+	switch {
+	case codec == nil && t.opts.Hash != HashOff:
 		tw.hash = &hashBuilder{mode: t.opts.Hash}
+	case codec != nil && t.opts.Hash == HashOn:
+		tw.hash = &hashBuilder{mode: HashOn, offsets: []uint64{}}
 	}
 	var funcs []*IndexBuilder
 	for _, ix := range t.indexes {

@@ -140,16 +140,20 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	if err != nil {
 		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
 	}
-	// Write a byte of every page of the hints and words now. Their first
-	// accesses are reads (a hint group, a slot's words) then writes: a
-	// fresh anonymous page read first maps the shared zero page, and the
-	// write after it replaces that mapping, which flushes the TLB of every
-	// core the process runs on (an interprocessor interrupt each): 9% of
-	// an open + first get of a compressed table. Written first, a page is
-	// allocated once, with no flush. (The pages' part is written first by
-	// the decoder.)
-	for o := pages; o < len(all); o += 4096 {
-		all[o] = 0
+	// A small cache's hints and words are written a byte a page now.
+	// Their first accesses are reads (a hint group, a slot's words) then
+	// writes: a fresh anonymous page read first maps the shared zero page,
+	// and the write after it replaces that mapping, which flushes the TLB
+	// of every core the process runs on (an interprocessor interrupt
+	// each): 9% of an open + first get of a compressed table of 10,000
+	// rows. Written first, a page is allocated once, with no flush. A
+	// large cache's (64 MiB: 1.4 MB of hints and words) would cost far
+	// more pages to allocate than a first get touches. (The pages' part
+	// is written first by the decoder.)
+	if len(all)-pages <= 32<<12 {
+		for o := pages; o < len(all); o += 4096 {
+			all[o] = 0
+		}
 	}
 	c := &cache{all: all, mem: all[:pages:pages], hintMem: all[pages:], ps: pageSize, nslots: int(n),
 		chunks: make([]atomic.Pointer[[slotChunk]slot], (n+slotChunk-1)/slotChunk)}

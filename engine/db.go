@@ -352,11 +352,15 @@ func (db *DB) newTable(ct *f.Table, catOff int64) (*Table, error) {
 	}
 	t.tree = tree{db: db, desc: ct.Tree, codec: t.codec, name: what, k8: fixed8(enc)}
 	if h := ct.Hash; h.FirstPage != h.LastPage {
+		var leaves uint64 // a compressed table's: block offset pages come first
+		if blocks {
+			leaves = ct.Tree.Leaves
+		}
 		if h.FirstPage == 0 || h.FirstPage > h.LastPage || h.LastPage > db.npages || h.MaxProbe > f.HashMaxProbe ||
-			blocks || ct.Tree.Depth == 0 {
+			ct.Tree.Depth == 0 || h.LastPage-h.FirstPage <= f.HashBlockPages(leaves, db.pshift) {
 			return nil, corruptAt(catOff, "%s: hash index descriptor out of range", what)
 		}
-		t.tree.hash = newHashIndex(h, db.pshift)
+		t.tree.hash = newHashIndex(h, db.pshift, leaves)
 	}
 	if t.codec != nil {
 		if db.cacheIDs == 1<<16-1 {

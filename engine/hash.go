@@ -17,30 +17,16 @@ const (
 	// HashAuto, the default: a hash index for every uncompressed table
 	// except one whose keys are consecutive integers (every leaf a
 	// format.Leaf8Seq page), where the tree already finds a key by
-	// subtraction.
+	// subtraction. Compressed tables get none: 10.7 bytes a row would
+	// undo much of what compression saved (ask with HashOn).
 	HashAuto HashMode = iota
-	HashOn            // always (compressed tables: refused, they have none)
+	HashOn            // always (a compressed table's also finds its leaf block in the cache without a descent)
 	HashOff           // never
 )
-
-func (m HashMode) String() string {
-	switch m {
-	case HashAuto:
-		return "auto"
-	case HashOn:
-		return "on"
-	case HashOff:
-		return "off"
-	}
-	return fmt.Sprintf("hash(%d)", uint8(m))
-}
 
 func checkHash(o TableOptions) error {
 	if o.Hash > HashOff {
 		return fmt.Errorf("%w: unknown hash mode %d", ErrInvalid, o.Hash)
-	}
-	if o.Hash == HashOn && (o.Compression.Kind != CompressNone || o.Compression.Filter != "") {
-		return fmt.Errorf("%w: a compressed table has no hash index (its leaves are blocks, not pages)", ErrInvalid)
 	}
 	return nil
 }
@@ -50,18 +36,23 @@ func checkHash(o TableOptions) error {
 // hashIndex is a table's hash region as its tree reads it.
 type hashIndex struct {
 	first, last uint64 // pages
+	slots       uint64 // the first slot page (first, after a compressed table's block pages)
 	pos         uint64 // slot positions, header ones included
 	maxProbe    int
 	shift       uint   // positions per page = 1 << shift
 	mask        uint64 // position within its page
 }
 
-func newHashIndex(h f.Hash, pshift uint) *hashIndex {
+// newHashIndex returns the reader of a table's hash region (nil: none);
+// leaves is the number of leaf blocks of a compressed table (0: plain),
+// whose offsets the region's first pages hold (format.HashBlockPages).
+func newHashIndex(h f.Hash, pshift uint, leaves uint64) *hashIndex {
 	if h.LastPage == h.FirstPage {
 		return nil
 	}
-	return &hashIndex{first: h.FirstPage, last: h.LastPage, pos: h.Positions(pshift), maxProbe: int(h.MaxProbe),
-		shift: pshift - 3, mask: 1<<(pshift-3) - 1}
+	slots := h.FirstPage + f.HashBlockPages(leaves, pshift)
+	return &hashIndex{first: h.FirstPage, last: h.LastPage, slots: slots, pos: (h.LastPage - slots) << (pshift - 3),
+		maxProbe: int(h.MaxProbe), shift: pshift - 3, mask: 1<<(pshift-3) - 1}
 }
 
 // usable moves position s to the first slot position at or after it,
@@ -110,12 +101,13 @@ func allZero(b []byte) bool {
 	return true
 }
 
-// hashFind looks key up in the hash index: its leaf and entry, or a nil
-// leaf when no slot matches (then the tree decides: a hash index only ever
-// confirms a key, it never denies one). A slot's leaf is read as any leaf
-// of the tree (checked, in its region, at level 0), and its entry's key is
-// compared with key, so a slot that lies cannot produce a wrong answer.
-func (t *tree) hashFind(key []byte) ([]byte, int, error) {
+// hashFind looks key up in the hash index: its leaf (pinned, for a
+// compressed table: release it) and entry, or a nil leaf when no slot
+// matches (then the tree decides: a hash index only ever confirms a key,
+// it never denies one). A slot's leaf is read as any leaf of the tree
+// (checked, in its region, at level 0), and its entry's key is compared
+// with key, so a slot that lies cannot produce a wrong answer.
+func (t *tree) hashFind(key []byte) (node, int, error) {
 	hx := t.hash
 	h := f.HashKey(key)
 	fp := uint16(h)
@@ -123,32 +115,65 @@ func (t *tree) hashFind(key []byte) ([]byte, int, error) {
 	var hp []byte
 	hpg := ^uint64(0)
 	for probe := 0; probe <= hx.maxProbe; probe++ {
-		if pg := hx.first + s>>hx.shift; pg != hpg {
+		if pg := hx.slots + s>>hx.shift; pg != hpg {
 			var err error
 			if hp, err = t.hashPage(pg); err != nil {
-				return nil, 0, err
+				return node{}, 0, err
 			}
 			hpg = pg
 		}
 		w := le.Uint64(hp[(s&hx.mask)*f.HashSlotSize:])
 		if w == 0 {
-			return nil, 0, nil
+			return node{}, 0, nil
 		}
-		if wfp, lpg, i := f.HashSlotFields(w); wfp == fp {
-			p := t.checked(lpg, 0)
-			if p == nil {
-				var err error
-				if p, err = t.pageSlow(lpg, 0); err != nil {
-					return nil, 0, err
-				}
+		if wfp, ref, i := f.HashSlotFields(w); wfp == fp {
+			nd, err := t.hashLeaf(ref)
+			if err != nil {
+				return node{}, 0, err
 			}
-			if i < nodeN(p) && bytes.Equal(leafKey(p, i), key) {
-				return p, i, nil
+			if i < nodeN(nd.p) && bytes.Equal(leafKey(nd.p, i), key) {
+				return nd, i, nil
 			}
+			t.release(nd)
 		}
 		s = hx.usable(s + 1)
 	}
-	return nil, 0, nil
+	return node{}, 0, nil
+}
+
+// hashLeaf reads the leaf a slot names: a plain table's page, or the
+// block whose offset a compressed table's block pages hold at ordinal
+// ref - 1.
+func (t *tree) hashLeaf(ref uint64) (node, error) {
+	if t.codec == nil {
+		p := t.checked(ref, 0)
+		if p == nil {
+			var err error
+			if p, err = t.pageSlow(ref, 0); err != nil {
+				return node{}, err
+			}
+		}
+		return node{p: p}, nil
+	}
+	off, err := t.blockOffset(ref - 1)
+	if err != nil {
+		return node{}, err
+	}
+	return t.db.cache.get(t, off)
+}
+
+// blockOffset returns the byte offset of a compressed table's leaf block
+// ord (in key order) from its hash region's block pages.
+func (t *tree) blockOffset(ord uint64) (uint64, error) {
+	if ord >= t.desc.Leaves {
+		return 0, t.corrupt(t.hash.first, "hash slot names a leaf past the table's last")
+	}
+	per := t.db.pshift - 4
+	p, err := t.hashPage(t.hash.first + ord>>per)
+	if err != nil {
+		return 0, err
+	}
+	return le.Uint64(p[f.PageHeaderSize+(ord&(1<<per-1))*8:]), nil
 }
 
 // ---- building ----
@@ -157,8 +182,9 @@ func (t *tree) hashFind(key []byte) ([]byte, int, error) {
 // (treeWriter.holdLeaf, which both the row path and merge's copied leaves
 // go through) and writes the region after the branches.
 type hashBuilder struct {
-	mode  HashMode
-	slots []hashEntry
+	mode    HashMode
+	slots   []hashEntry
+	offsets []uint64 // a compressed table's leaf blocks, in key order
 	// Auto mode on a key-array tree: consecutive-key leaves are noted,
 	// not hashed, until a leaf that is not one shows the table is sparse.
 	seq    []seqLeaf
@@ -194,6 +220,20 @@ func (hb *hashBuilder) addLeaf(p []byte, pg uint64) {
 	}
 }
 
+// addBlock records the entries of a compressed table's leaf p, the
+// block written at byte offset off.
+func (hb *hashBuilder) addBlock(p []byte, off uint64) error {
+	hb.offsets = append(hb.offsets, off)
+	ord := uint64(len(hb.offsets)) // + 1: a slot's field is never 0
+	if ord >= 1<<32 {
+		return fmt.Errorf("%w: more than 2^32 leaf blocks for a hash index", ErrTooLarge)
+	}
+	for i, n := 0, nodeN(p); i < n; i++ {
+		hb.add(leafKey(p, i), ord, i)
+	}
+	return nil
+}
+
 func (hb *hashBuilder) add(key []byte, pg uint64, i int) {
 	h := f.HashKey(key)
 	hb.slots = append(hb.slots, hashEntry{h, f.HashSlot(h, pg, i)})
@@ -211,6 +251,20 @@ func (hb *hashBuilder) write(o *out) f.Hash {
 	pshift := uint(0)
 	for 1<<pshift != o.pageSize {
 		pshift++
+	}
+	first := o.pgno()
+	p := make([]byte, o.pageSize)
+	if hb.offsets != nil { // a compressed table's block offsets come first
+		per := 1 << (pshift - 4)
+		for j := 0; j < len(hb.offsets); j += per {
+			clear(p)
+			p[f.PgType] = f.PageHash
+			for k, off := range hb.offsets[j:min(j+per, len(hb.offsets))] {
+				le.PutUint64(p[f.PageHeaderSize+8*k:], off)
+			}
+			f.PutU32(p, f.PgCRC, f.CRC(p[4:]))
+			o.write(p)
+		}
 	}
 	var table []uint64
 	var maxProbe int
@@ -239,9 +293,7 @@ func (hb *hashBuilder) write(o *out) f.Hash {
 		pages += pages/4 + 1 // a rare long cluster: spread the keys wider
 	}
 	hb.slots = nil
-	first := o.pgno()
 	per := o.pageSize / f.HashSlotSize
-	p := make([]byte, o.pageSize)
 	for pg := 0; pg < int(pages); pg++ {
 		clear(p)
 		p[f.PgType] = f.PageHash
@@ -257,43 +309,54 @@ func (hb *hashBuilder) write(o *out) f.Hash {
 // ---- verifying ----
 
 // hash checks a table's hash region against its tree (after v.tree walked
-// it): every page's checksum and header, and that the slots name each row
-// once, each where a lookup finds it (fingerprint right, within MaxProbe of
-// its home with no empty slot between).
+// it): every page's checksum and header, a compressed table's block
+// offsets (its leaves, in the tree's order), and that the slots name each
+// row once, each where a lookup finds it (fingerprint right, within
+// MaxProbe of its home with no empty slot between).
 func (v *verifier) hash(t *tree) {
 	hx := t.hash
 	if hx == nil {
 		return
 	}
-	// entries named, a bit each: a leaf's entries number fewer than P/8
-	ipp := uint(v.db.pshift - 3)
-	named := make([]uint64, ((t.desc.LastPage-t.desc.FirstPage)<<ipp+63)/64)
-	var slots uint64
+	db := v.db
 	for pg := hx.first; pg < hx.last; pg++ {
-		db := v.db
 		if err := t.checkHashPage(pg, db.data[pg<<db.pshift:][:db.ps]); err != nil {
 			if !v.fail(err) {
 				return
 			}
 		}
 	}
+	// the leaves slots may name: a plain tree's region's pages, a
+	// compressed tree's blocks by ordinal + 1
+	base, n := t.desc.FirstPage, t.desc.LastPage-t.desc.FirstPage
+	if t.codec != nil {
+		base, n = 1, t.desc.Leaves
+		for ord, off := range v.leafRefs {
+			if got, err := t.blockOffset(uint64(ord)); err != nil || got != off {
+				v.fail(t.corrupt(hx.first, fmt.Sprintf("hash index's block %d is at %d, the tree's at %d (%v)", ord, got, off, err)))
+				return
+			}
+		}
+	}
+	// entries named, a bit each: a leaf's entries number fewer than P/8
+	ipp := uint(db.pshift - 3)
+	named := make([]uint64, (n<<ipp+63)/64)
+	var slots uint64
 	for s := hx.usable(0); ; {
-		pg := hx.first + s>>hx.shift
-		hp, err := t.hashPage(pg)
-		if err == nil {
+		pg := hx.slots + s>>hx.shift
+		if hp, err := t.hashPage(pg); err == nil {
 			if w := le.Uint64(hp[(s&hx.mask)*f.HashSlotSize:]); w != 0 {
-				if r := v.hashSlot(t, s, w); r != "" {
-					if !v.fail(&CorruptError{Page: pg, Offset: int64(pg)<<v.db.pshift + int64(s&hx.mask)*f.HashSlotSize, Reason: t.name + ": " + r}) {
-						return
-					}
-				}
 				slots++
-				if _, lpg, i := f.HashSlotFields(w); lpg-t.desc.FirstPage < t.desc.LastPage-t.desc.FirstPage && i < 1<<ipp {
-					b := (lpg-t.desc.FirstPage)<<ipp | uint64(i)
+				r := v.hashSlot(t, s, w)
+				if _, ref, i := f.HashSlotFields(w); r == "" {
+					b := (ref-base)<<ipp | uint64(i)
 					if named[b>>6]&(1<<(b&63)) != 0 {
-						v.fail(t.corrupt(hx.first, "hash index names an entry twice"))
+						r = "hash index names an entry twice"
 					}
 					named[b>>6] |= 1 << (b & 63)
+				}
+				if r != "" && !v.fail(&CorruptError{Page: pg, Offset: int64(pg)<<db.pshift + int64(s&hx.mask)*f.HashSlotSize, Reason: t.name + ": " + r}) {
+					return
 				}
 			}
 		}
@@ -311,24 +374,28 @@ func (v *verifier) hash(t *tree) {
 // hashSlot checks one slot at position s: "" or what is wrong.
 func (v *verifier) hashSlot(t *tree, s, w uint64) string {
 	hx := t.hash
-	fp, lpg, i := f.HashSlotFields(w)
-	if lpg-t.desc.FirstPage >= t.desc.LastPage-t.desc.FirstPage || v.seen[lpg>>6]&(1<<(lpg&63)) == 0 {
-		return fmt.Sprintf("hash slot names page %d, not a leaf the tree reaches", lpg)
+	fp, ref, i := f.HashSlotFields(w)
+	if t.codec == nil && (ref-t.desc.FirstPage >= t.desc.LastPage-t.desc.FirstPage || v.seen[ref>>6]&(1<<(ref&63)) == 0) {
+		return fmt.Sprintf("hash slot names page %d, not a leaf the tree reaches", ref)
 	}
-	p, err := t.page(lpg, 0)
+	if t.codec != nil && ref-1 >= uint64(len(v.leafRefs)) {
+		return fmt.Sprintf("hash slot names block %d of %d", ref-1, len(v.leafRefs))
+	}
+	nd, err := t.hashLeaf(ref)
 	if err != nil {
-		return fmt.Sprintf("hash slot names page %d: %v", lpg, err)
+		return fmt.Sprintf("hash slot names leaf %d: %v", ref, err)
 	}
-	if i >= nodeN(p) {
-		return fmt.Sprintf("hash slot names entry %d of a leaf of %d", i, nodeN(p))
+	defer t.release(nd)
+	if i >= nodeN(nd.p) {
+		return fmt.Sprintf("hash slot names entry %d of a leaf of %d", i, nodeN(nd.p))
 	}
-	h := f.HashKey(leafKey(p, i))
+	h := f.HashKey(leafKey(nd.p, i))
 	if uint16(h) != fp {
 		return "hash slot's fingerprint does not match its key"
 	}
 	home := hx.usable(f.HashHome(h, hx.pos))
 	for d := 0; home != s; d++ {
-		hp, err := t.hashPage(hx.first + home>>hx.shift)
+		hp, err := t.hashPage(hx.slots + home>>hx.shift)
 		if err != nil || d >= hx.maxProbe || le.Uint64(hp[(home&hx.mask)*f.HashSlotSize:]) == 0 {
 			return "hash slot out of its key's reach"
 		}

@@ -72,7 +72,7 @@ func TestHashIndex(t *testing.T) {
 		for _, mode := range []HashMode{HashAuto, HashOn, HashOff} {
 			for _, ps := range []int{512, 4096} {
 				for _, rows := range []int{1, 5000} {
-					t.Run(fmt.Sprintf("%s/%v/%d/%d", sh.name, mode, ps, rows), func(t *testing.T) {
+					t.Run(fmt.Sprintf("%s/%d/%d/%d", sh.name, mode, ps, rows), func(t *testing.T) {
 						db, err := OpenBytes(buildHash(t, ps, rows, sh, mode, hashVal), &Options{Verify: true})
 						if err != nil {
 							t.Fatal(err)
@@ -110,9 +110,6 @@ func TestHashIndex(t *testing.T) {
 
 func TestHashModeRefused(t *testing.T) {
 	db := build(t, 4096, func(b *Builder) {
-		if _, err := b.Table("z", &TableOptions{Compression: Compression{Kind: CompressZstd}, Hash: HashOn}); !errors.Is(err, ErrInvalid) {
-			t.Fatalf("hash on a compressed table: %v", err)
-		}
 		if _, err := b.Table("x", &TableOptions{Hash: 9}); !errors.Is(err, ErrInvalid) {
 			t.Fatalf("unknown hash mode: %v", err)
 		}
@@ -125,6 +122,42 @@ func TestHashModeRefused(t *testing.T) {
 	})
 	if tbl, _ := db.Table("c"); tbl.Hashed() {
 		t.Fatal("compressed table has a hash index")
+	}
+}
+
+// TestHashCompressed: a compressed table asked for a hash index finds its
+// rows through it (block offsets, then the cache), cold and warm.
+func TestHashCompressed(t *testing.T) {
+	for _, sh := range []hashShape{hashShapes[0], hashShapes[3], hashShapes[4]} {
+		for _, kind := range []CompressionKind{CompressZstd, CompressS2} {
+			t.Run(fmt.Sprintf("%s/%v", sh.name, kind), func(t *testing.T) {
+				const rows = 6000
+				db := build(t, 512, func(b *Builder) {
+					tb, err := b.Table("t", &TableOptions{Encoding: sh.enc, Compression: Compression{Kind: kind}, Hash: HashOn})
+					if err != nil {
+						t.Fatal(err)
+					}
+					for i := 0; i < rows; i++ {
+						tb.Append(sh.key(i), hashVal(i))
+					}
+				})
+				tbl, _ := db.Table("t")
+				if !tbl.Hashed() {
+					t.Fatal("no hash index")
+				}
+				for round := 0; round < 2; round++ {
+					for i := 0; i < rows; i++ {
+						v, err := tbl.Get(sh.key(i))
+						if err != nil || !bytes.Equal(v, hashVal(i)) {
+							t.Fatalf("row %d: %q, %v", i, v, err)
+						}
+					}
+				}
+				if _, err := tbl.Get(int64Key(1 << 40)); sh.enc.Kind == keyenc.Int64 && !errors.Is(err, ErrNotFound) {
+					t.Fatalf("absent key: %v", err)
+				}
+			})
+		}
 	}
 }
 

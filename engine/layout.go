@@ -27,10 +27,12 @@ type Layout struct {
 	Key8      bool           // key-array pages (8-byte keys), else slotted pages
 	Verified  unsafe.Pointer // bitmap of checked pages: bit p%64 of uint64 word p/64 (Go memory: pin it, runtime.Pinner, before C keeps it)
 	Encoding  keyenc.Kind
-	// Hash is the table's hash index (format.Hash; HashPages 0: none): a
+	// Hash is the table's hash index (format.Hash; HashLast 0: none): a
 	// reader probes it as hashFind does, reading a hash page only when
-	// its bit in Verified is set, and a slot's leaf as any leaf above.
-	HashFirst, HashPages, HashMaxProbe uint64
+	// its bit in Verified is set, and a slot's leaf as any leaf above. Its
+	// slot pages are [HashSlots, HashLast); a compressed table's block
+	// offset pages [HashFirst, HashSlots) hold its Leaves blocks' offsets.
+	HashFirst, HashSlots, HashLast, HashMaxProbe, Leaves uint64
 	// Cache is set for a compressed table: its branch pages are plain and
 	// read as above, its leaves are blocks decoded into the page cache,
 	// which the reader may search in place while it holds a pin (CacheLayout).
@@ -81,9 +83,9 @@ func (t *Table) Layout() (Layout, bool) {
 			Tag:       packTag(tr, 0),
 		}
 	}
-	var hashFirst, hashPages, hashProbe uint64
+	var hashFirst, hashSlots, hashLast, hashProbe uint64
 	if hx := tr.hash; hx != nil {
-		hashFirst, hashPages, hashProbe = hx.first, hx.last-hx.first, uint64(hx.maxProbe)
+		hashFirst, hashSlots, hashLast, hashProbe = hx.first, hx.slots, hx.last, uint64(hx.maxProbe)
 	}
 	return Layout{
 		Cache:     cl,
@@ -97,6 +99,6 @@ func (t *Table) Layout() (Layout, bool) {
 		Key8:      tr.k8,
 		Verified:  unsafe.Pointer(unsafe.SliceData(t.db.verified)),
 		Encoding:  t.enc.Kind,
-		HashFirst: hashFirst, HashPages: hashPages, HashMaxProbe: hashProbe,
+		HashFirst: hashFirst, HashSlots: hashSlots, HashLast: hashLast, HashMaxProbe: hashProbe, Leaves: tr.desc.Leaves,
 	}, true
 }

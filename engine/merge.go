@@ -567,6 +567,15 @@ func (t *treeWriter) copyLeaf(p, blk, sepKey []byte, rows, rebase uint64) error 
 	}
 	if blk != nil {
 		s.child = t.o.off
+		if t.hash != nil { // its keys are in the block: decode it
+			raw, err := t.codec.decode(make([]byte, t.ps), blk, t.ps, int64(s.child))
+			if err != nil {
+				return err
+			}
+			if err := t.hash.addBlock(raw, s.child); err != nil {
+				return err
+			}
+		}
 		t.o.write(blk)
 		t.afterCopy = true // its last key is not known without decoding it
 	} else {
@@ -583,6 +592,11 @@ func (t *treeWriter) copyLeaf(p, blk, sepKey []byte, rows, rebase uint64) error 
 		t.afterCopy = false
 		if t.codec != nil {
 			s.child = t.o.off
+			if t.hash != nil {
+				if err := t.hash.addBlock(q, s.child); err != nil {
+					return err
+				}
+			}
 			if err := t.codec.writeBlock(t.o, q); err != nil {
 				return err
 			}

@@ -216,34 +216,33 @@ func (t *tree) get(key []byte) (Value, error) {
 		return Value{}, ErrNotFound
 	}
 	k8 := t.k8 && len(key) == 8
+	var nd node
+	var i int
 	if t.hash != nil {
-		p, i, err := t.hashFind(key)
-		if err != nil {
+		var err error
+		if nd, i, err = t.hashFind(key); err != nil {
 			return Value{}, err
 		}
-		if p != nil {
-			d, err := t.value(p, i)
+	}
+	if nd.p == nil {
+		if k8 && t.codec == nil {
+			d, err := t.get8(be.Uint64(key))
 			return Value{Data: d}, err
 		}
-	}
-	if k8 && t.codec == nil {
-		d, err := t.get8(be.Uint64(key))
-		return Value{Data: d}, err
-	}
-	nd, _, err := t.descend(key, 0, toKey)
-	if err != nil {
-		return Value{}, err
-	}
-	var i int
-	var found bool
-	if k8 {
-		i, found = leafSearch8(nd.p, be.Uint64(key))
-	} else {
-		i, found = leafSearch(nd.p, key)
-	}
-	if !found {
-		t.release(nd)
-		return Value{}, ErrNotFound
+		var err error
+		if nd, _, err = t.descend(key, 0, toKey); err != nil {
+			return Value{}, err
+		}
+		var found bool
+		if k8 {
+			i, found = leafSearch8(nd.p, be.Uint64(key))
+		} else {
+			i, found = leafSearch(nd.p, key)
+		}
+		if !found {
+			t.release(nd)
+			return Value{}, ErrNotFound
+		}
 	}
 	if nd.p[f.PgType]&f.Leaf8Fixed != 0 { // a compressed dense table's leaf
 		return Value{Data: fixedVal(nd.p, i), pin: nd.pin}, nil

@@ -59,6 +59,7 @@ type verifier struct {
 	rows     uint64
 	leaves   uint64
 	prevLeaf uint64
+	leafRefs []uint64 // a compressed tree's leaf blocks, in key order
 }
 
 // fail is not inlined (an error path: errors.go's corruptAt says why).
@@ -72,7 +73,7 @@ func (v *verifier) fail(err error) bool {
 }
 
 func (v *verifier) tree(t *tree) {
-	v.tr, v.lastKey, v.haveLast, v.rows, v.leaves, v.prevLeaf = t, nil, false, 0, 0, 0
+	v.tr, v.lastKey, v.haveLast, v.rows, v.leaves, v.prevLeaf, v.leafRefs = t, nil, false, 0, 0, 0, v.leafRefs[:0]
 	v.blocks = map[uint64]struct{}{}
 	if t.desc.Depth == 0 {
 		return
@@ -103,6 +104,9 @@ func (v *verifier) node(ref uint64, level int, lo []byte, parentNext []byte) uin
 	n := nodeN(p)
 	if level == 0 {
 		v.leaves++
+		if t.codec != nil {
+			v.leafRefs = append(v.leafRefs, ref)
+		}
 		if t.codec == nil {
 			if prev := uint64(f.U32(p, f.PgPrev)); prev != v.prevLeaf {
 				v.fail(t.corrupt(ref, fmt.Sprintf("prev link %d, want %d", prev, v.prevLeaf)))

@@ -261,6 +261,11 @@ func (t *treeWriter) finishLeaf() error {
 	s := sep{key: t.firstKey, rows: t.leafRows}
 	if t.codec != nil {
 		s.child = t.o.off
+		if t.hash != nil {
+			if err := t.hash.addBlock(p, s.child); err != nil {
+				return err
+			}
+		}
 		if err := t.codec.writeBlock(t.o, p); err != nil {
 			return err
 		}

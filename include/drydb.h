@@ -213,10 +213,11 @@ DRYDB_API const char *drydb_errmsg(void);
 #define DRYDB_DICTIONARY 0x1u /* train and store a compression dictionary for the table */
 /* A hash index (format version 3) takes a point lookup from the key to its
  * row in one probe instead of a tree descent, for about 11 bytes a row.
- * Without either flag a table gets one unless it is compressed (never) or
- * its keys are consecutive integers (the tree finds those by subtraction).
+ * Without either flag a table gets one unless it is compressed (the bytes
+ * would undo much of what compression saves: ask with DRYDB_HASH) or its
+ * keys are consecutive integers (the tree finds those by subtraction).
  * In drydb_table_info.flags, DRYDB_HASH says the table has one. */
-#define DRYDB_HASH       0x2u /* always build a hash index (refused with compression) */
+#define DRYDB_HASH       0x2u /* always build a hash index */
 #define DRYDB_NO_HASH    0x4u /* never build one */
 
 /* Largest byte length accepted by any call. */

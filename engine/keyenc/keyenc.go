@@ -173,6 +173,11 @@ func (e Encoding) Check() error {
 }
 
 // Marshal returns the catalog form: kind, number of parts, parts.
+//
+// Not inlined: a dozen cold call sites (builds, merges, opens), whose
+// copies cost the C library's size budget.
+//
+//go:noinline
 func (e Encoding) Marshal() []byte {
 	b := []byte{byte(e.Kind), byte(len(e.Parts))}
 	for _, p := range e.Parts {

@@ -499,7 +499,6 @@ static void test_builder_errors(void) {
     CHECK_RC(drydb_builder_table(b, "u", DRYDB_KEY_INT64, NULL, 0, 9, 0, 0, &tb), DRYDB_INVALID);
     CHECK_RC(drydb_builder_table(b, "u", DRYDB_KEY_INT64, NULL, 0, 0, 0, 0x80, &tb), DRYDB_INVALID);
     CHECK_RC(drydb_builder_table(b, "u", DRYDB_KEY_INT64, NULL, 0, 0, 0, DRYDB_HASH | DRYDB_NO_HASH, &tb), DRYDB_INVALID);
-    CHECK_RC(drydb_builder_table(b, "u", DRYDB_KEY_INT64, NULL, 0, DRYDB_COMPRESS_ZSTD, 0, DRYDB_HASH, &tb), DRYDB_INVALID);
     CHECK_RC(drydb_builder_table(b, "", DRYDB_KEY_INT64, NULL, 0, 0, 0, 0, &tb), DRYDB_INVALID);
     OK(drydb_builder_table(b, "t2", DRYDB_KEY_INT64, NULL, 0, DRYDB_COMPRESS_NONE, 0, 0, &tb));
     OK(drydb_builder_index(tb, "ix", 1, DRYDB_KEY_BYTES, NULL, 0, &ib));

@@ -555,6 +555,10 @@ int main(void) {
         {"str_tree", DRYDB_KEY_STRING, DRYDB_COMPRESS_NONE, 0, 0, DRYDB_NO_HASH},
         {"i64_tree", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0, DRYDB_NO_HASH},
         {"seq_hash", DRYDB_KEY_INT64, DRYDB_COMPRESS_NONE, 0, 0, DRYDB_HASH},
+        /* compressed tables with one: slots name blocks, found in the cache */
+        {"zstr_hash", DRYDB_KEY_STRING, DRYDB_COMPRESS_ZSTD, 0, 0, DRYDB_HASH},
+        {"s2_hash", DRYDB_KEY_BYTES, DRYDB_COMPRESS_S2, 0, 0, DRYDB_HASH},
+        {"z64_hash", DRYDB_KEY_INT64, DRYDB_COMPRESS_ZSTD, 0, 0, DRYDB_HASH},
     };
     enum { NT = sizeof tabs / sizeof tabs[0] };
     char *path = tu_path("fast.drydb");
@@ -574,7 +578,8 @@ int main(void) {
             OK(drydb_table_open(db, tabs[i].name, &tt));
             struct drydb_table_info ti;
             OK(drydb_table_info(tt, &ti));
-            int hashed = tabs[i].comp == DRYDB_COMPRESS_NONE && tabs[i].n > 0 && !(tabs[i].flags & DRYDB_NO_HASH);
+            int hashed = tabs[i].n > 0 && ((tabs[i].flags & DRYDB_HASH) ||
+                                           (tabs[i].comp == DRYDB_COMPRESS_NONE && !(tabs[i].flags & DRYDB_NO_HASH)));
             CHECK(!!(ti.flags & DRYDB_HASH) == hashed);
             questions(tt, &tabs[i]); /* cold: pages checked as they are reached */
             questions(tt, &tabs[i]); /* warm */

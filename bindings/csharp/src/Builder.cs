@@ -37,8 +37,8 @@ namespace DryDB
         public bool Dictionary { get; set; }
         /// <summary>A hash index, which finds a key's row in one probe instead of
         /// a tree descent (about 11 bytes a row): null (the default) builds one
-        /// unless the table is compressed or its keys are consecutive integers;
-        /// true always (refused with compression); false never.
+        /// unless the table is compressed (it would undo much of what compression
+        /// saves) or its keys are consecutive integers; true always; false never.
         /// <see cref="TableInfo.Hashed"/> says whether a table has one.</summary>
         public bool? Hash { get; set; }
         /// <summary>The name of the values' encoding, recorded in the file

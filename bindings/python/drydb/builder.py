@@ -214,9 +214,10 @@ class Builder:
         recorded in the file, so readers decode with it by default.
         ``hash``: a hash index, which finds a key's row in one probe instead
         of a tree descent (about 11 bytes a row): ``None`` (the default)
-        builds one unless the table is compressed or its keys are
-        consecutive integers, ``True`` always (refused with compression),
-        ``False`` never. ``Table.hashed`` says whether a table has one.
+        builds one unless the table is compressed (it would undo much of
+        what compression saves) or its keys are consecutive integers,
+        ``True`` always, ``False`` never. ``Table.hashed`` says whether a
+        table has one.
 
         On a builder from :meth:`merge`, a table of the base is returned with
         the base's key kind and codec (``key`` and ``codec`` may be left

@@ -47,16 +47,25 @@ def test_hash_modes(kind, hash_):
     db.close()
 
 
-def test_hash_refused():
-    b = drydb.Builder(None)
-    with pytest.raises(drydb.InvalidError):
-        b.table("z", key=str, compression="zstd", hash=True)
+@pytest.mark.parametrize("compression", ["zstd", "s2"])
+def test_hash_compressed(compression):
+    keys = _keys("string", 4000)
+    b = drydb.Builder(None, page_size=512)
     with pytest.raises(TypeError):
         b.table("y", key=str, hash="yes")
-    t = b.table("c", key=str, compression="zstd")  # auto: none, no error
-    t.add("a", b"1")
+    for name, h in (("auto", None), ("on", True)):
+        b.table(name, key=str, compression=compression, hash=h).add_many(
+            (k, b"v%d" % i) for i, k in enumerate(keys))
     db = drydb.open_memory(b.build())
-    assert db.table("c").hashed is False
+    db.verify()
+    assert db.table("auto").hashed is False and db.table("on").hashed is True
+    for name in ("auto", "on"):
+        tbl = db.table(name)
+        for _ in range(2):  # cold (Go decodes), then warm (cache hits in C)
+            for i in range(0, len(keys), 7):
+                assert tbl.get(keys[i]) == b"v%d" % i
+            assert tbl.get("item:0000001") is None
+        assert tbl.get_many(keys[:300]) == [b"v%d" % i for i in range(300)]
 
 
 def test_merge_turns_hash_off_and_on(tmp_path):

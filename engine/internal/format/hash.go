@@ -19,6 +19,11 @@ import "math/bits"
 //	bits 16..47  the leaf's page number (never 0, so an empty slot is 0)
 //	bits 48..63  the entry's index in the leaf
 //
+// A compressed table's leaves are blocks at byte offsets, not pages: its
+// region starts with HashBlockPages pages that hold the blocks' offsets in
+// key order (u64 each, P/16 to a page after the page header), and a slot's
+// page field holds a block's ordinal + 1 instead of a page number.
+//
 // A key's home position is HashHome(HashKey(key), positions); it lies at
 // its home or up to MaxProbe positions after it (linear probing, wrapping
 // to position 0, header positions skipped), and an empty slot on the way
@@ -42,10 +47,11 @@ type Hash struct {
 	MaxProbe  uint64
 }
 
-// Positions is the number of slot positions of the region (header ones
-// included).
-func (h Hash) Positions(pshift uint) uint64 {
-	return (h.LastPage - h.FirstPage) << (pshift - 3)
+// HashBlockPages is the number of block offset pages of a compressed
+// table of leaves leaf blocks (0 for a plain table: pass 0).
+func HashBlockPages(leaves uint64, pshift uint) uint64 {
+	per := pshift - 4
+	return (leaves + 1<<per - 1) >> per
 }
 
 const (

@@ -35,6 +35,7 @@ type tableSpec struct {
 	fixedVal int  // values of one size (pages claim fixed-size entries), 0: varied
 	overflow []int
 	indexes  bool // a unique and a non-unique index
+	hash     engine.HashMode
 }
 
 type seedSpec struct {
@@ -65,7 +66,7 @@ var seedSpecs = map[string]seedSpec{
 		{name: "dense", enc: keyenc.Int64, rows: 600, fixedVal: 16},
 		{name: "sparse", enc: keyenc.Int64, rows: 500, sparse: true, overflow: []int{3, 250}, indexes: true},
 		{name: "str", enc: keyenc.String, rows: 400, overflow: []int{7, 300}, indexes: true},
-		{name: "zstd", enc: keyenc.Int64, comp: zstd, rows: 500, overflow: []int{9}},
+		{name: "zstd", enc: keyenc.Int64, comp: zstd, rows: 500, overflow: []int{9}, hash: engine.HashOn},
 		{name: "dict", enc: keyenc.String, comp: zstdDict, rows: 600, indexes: true},
 		{name: "s2", enc: keyenc.Bytes, comp: s2, rows: 400, overflow: []int{4}},
 		{name: "empty", enc: keyenc.Bytes}}},
@@ -73,9 +74,9 @@ var seedSpecs = map[string]seedSpec{
 		{name: "dense", enc: keyenc.Uint64, rows: 3000, fixedVal: 40, overflow: []int{1500}},
 		{name: "str", enc: keyenc.String, rows: 2000, overflow: []int{11, 1999}, indexes: true},
 		{name: "dict", enc: keyenc.Int64, comp: zstdDict, rows: 3000, sparse: true, indexes: true},
-		{name: "s2", enc: keyenc.String, comp: s2, rows: 2000}}},
+		{name: "s2", enc: keyenc.String, comp: s2, rows: 2000, hash: engine.HashOn}}},
 	"s2-64k": {65536, []tableSpec{
-		{name: "s2", enc: keyenc.Int64, comp: s2, rows: 4000, overflow: []int{17}},
+		{name: "s2", enc: keyenc.Int64, comp: s2, rows: 4000, overflow: []int{17}, hash: engine.HashOn},
 		{name: "plain", enc: keyenc.Int64, rows: 5000, fixedVal: 12, indexes: true}}},
 }
 
@@ -106,7 +107,7 @@ func BuildSeed(name string) (*Seed, error) {
 }
 
 func addTable(b *engine.Builder, ts tableSpec, s *Seed) error {
-	tb, err := b.Table(ts.name, &engine.TableOptions{Encoding: keyenc.Encoding{Kind: ts.enc}, Compression: ts.comp})
+	tb, err := b.Table(ts.name, &engine.TableOptions{Encoding: keyenc.Encoding{Kind: ts.enc}, Compression: ts.comp, Hash: ts.hash})
 	if err != nil {
 		return err
 	}
