@@ -493,7 +493,9 @@ static int gm_run(const struct drydb__ft *ft, const struct in *kc, size_t n, uin
         for (j = 0; j < m; j++) {
             leaf[j] = NULL;
             if (!key_at(kc, i + j, kb[j], &key[j], &kl[j])) key[j] = NULL; /* for Go */
-            else if (batch > 1 && (leaf[j] = drydb__fast_leaf(ft, key[j], kl[j])) != NULL)
+            else if (batch > 1 && drydb__fast_hash_prefetch(ft, key[j], kl[j])) {
+                /* a hash index: drydb__fast_get probes it, its slot on the way */
+            } else if (batch > 1 && (leaf[j] = drydb__fast_leaf(ft, key[j], kl[j])) != NULL)
                 for (int l = 0; l < (k8 ? 1 : SLOTTED_LINES); l++) __builtin_prefetch(leaf[j] + 64 * l);
         }
         /* then (the pages' headers arrived meanwhile) a leaf8 page's first

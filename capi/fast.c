@@ -1699,6 +1699,16 @@ DRYDB__HIDDEN const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const 
  * or more a page of its tree on average. With fewer, colfast.c's lookups
  * in caller's order, which overlap their cache misses, are faster than
  * sorting. */
+DRYDB__HIDDEN int drydb__fast_hash_prefetch(const struct drydb__ft *ft, const uint8_t *key, size_t klen) {
+    if (ft->hash_pos == 0) return 0;
+    uint64_t lo, s = drydb__mul_hi(drydb__hash_key(key, klen), ft->hash_pos, &lo);
+    unsigned shift = ft->pshift - 3;
+    /* the region lies inside the file (checked at open): a prefetch of an
+     * unchecked page reads nothing into the answer */
+    __builtin_prefetch(ft->data + ((ft->hash_slots + (s >> shift)) << ft->pshift) + (s & (((uint64_t)1 << shift) - 1)) * 8);
+    return 1;
+}
+
 DRYDB__HIDDEN int drydb__fast_dense(const struct drydb__ft *ft, size_t m) { return m / 2 >= ft->last - ft->first; }
 
 /* For colfast.c's lookups in key order: the values of number keys ks[0..m)

@@ -147,6 +147,10 @@ int drydb__fast_kind(const struct drydb__ft *ft);
 /* Whether drydb__fast_get's answers stay valid while the table is held
  * (not copies in the thread's buffer, valid until the next lookup). */
 int drydb__fast_mapped(const struct drydb__ft *ft);
+/* A table with a hash index: prefetches key's home slot and returns 1 (a
+ * batch then looks each key up with drydb__fast_get, which probes it);
+ * 0 without one. */
+int drydb__fast_hash_prefetch(const struct drydb__ft *ft, const uint8_t *key, size_t klen);
 /* Pipelined lookups in a plain table: the leaf (NULL: use
  * drydb__fast_get), then the lookup in it (fast.c says more). */
 const uint8_t *drydb__fast_leaf(const struct drydb__ft *ft, const uint8_t *key, size_t klen);

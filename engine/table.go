@@ -225,8 +225,10 @@ func (t *Table) GetMany(keys [][]byte, vals [][]byte, found []bool) error {
 		switch {
 		case t.codec != nil:
 			v, err = t.Get(k)
-		case t.tree.k8:
-			// a descent costs less than inLeaf's two key compares
+		case t.tree.k8 || t.tree.hash != nil:
+			// a descent (or the hash index's probe) costs less than
+			// inLeaf's two key compares; the probe also checks the hash
+			// pages the C batch paths then read without entering Go
 			var tv Value
 			tv, err = t.tree.get(k)
 			v = tv.Data
