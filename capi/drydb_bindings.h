@@ -130,6 +130,13 @@ int drydb__py_init_rows(void *const *fns, size_t n, void *none);
 void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, int what, int kind);
 
+/* drydb__warm_threads makes n (at most 256) threads call into Go once and
+ * exit, leaving n of the runtime's Ms free for the first calls of a host's
+ * threads: a host that stops the world with signals (Mono) can deadlock
+ * with a first call that finds none (capi/helpers.c says how). The C#
+ * binding calls it once at load. A no-op on Windows. */
+int drydb__warm_threads(int n);
+
 /* Builders (capi/bind_builder.go). drydb__builder_append_row is
  * drydb_builder_append together with n entries of the table's indexes
  * (index builder handles ibs[i], index keys concatenated in ikeys with

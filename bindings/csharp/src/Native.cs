@@ -226,6 +226,8 @@ namespace DryDB
         internal static extern int drydb_set_memory_limit(long bytes, long* old);
         [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
         internal static extern int drydb_set_gc_percent(int percent, int* old);
+        [DllImport(Lib, CallingConvention = CallingConvention.Cdecl, ExactSpelling = true)]
+        internal static extern int drydb__warm_threads(int n);
 
         // ------------------------------------------------------------ helpers
 
@@ -242,6 +244,12 @@ namespace DryDB
             if (major != MajorVersion)
                 throw new DryDBException(Status.Invalid,
                     string.Format("drydb: library version {0}.{1}.{2} is not supported by this binding (major {3})", major, minor, patch, MajorVersion));
+            // Mono stops the world with signals; a thread's first call into
+            // Go blocks them while it takes one of the Go runtime's spare
+            // threads (Ms), and when none is free both wait on each other
+            // (capi/helpers.c). 64 spares cover the first calls of 64
+            // threads; more threads than that are at the old risk.
+            drydb__warm_threads(64);
             checkedVersion = true;
         }
 

@@ -62,12 +62,15 @@ namespace DryDB.Tests
             int passed = 0, failed = 0, skipped = 0;
             var types = typeof(Runner).Assembly.GetTypes().Where(t => t.GetCustomAttributes(typeof(TestClassAttribute), false).Length > 0).OrderBy(t => t.Name);
             var total = Stopwatch.StartNew();
+            // DRYDB_CS_TRACE=1 names each test as it starts (to stderr, unbuffered): a hang's test
+            bool trace = Environment.GetEnvironmentVariable("DRYDB_CS_TRACE") == "1";
             foreach (var t in types)
             {
                 foreach (var m in t.GetMethods(BindingFlags.Public | BindingFlags.Instance | BindingFlags.Static).Where(m => m.GetCustomAttributes(typeof(TestAttribute), false).Length > 0).OrderBy(m => m.MetadataToken))
                 {
                     string name = t.Name + "." + m.Name;
                     if (filters.Length > 0 && !filters.Any(f => name.IndexOf(f, StringComparison.OrdinalIgnoreCase) >= 0)) continue;
+                    if (trace) Console.Error.WriteLine("run  {0}", name);
                     var sw = Stopwatch.StartNew();
                     try
                     {
