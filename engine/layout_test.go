@@ -42,37 +42,33 @@ func TestFastHeaderAgrees(t *testing.T) {
 		"DRYDB__HINT_MUL": HintMul, "DRYDB__HINT_WAYS": HintWays,
 		"DRYDB__SLOT_WORDS": uint64(unsafe.Sizeof(slotWords{})),
 	}
-	for _, m := range re.FindAllStringSubmatch(string(src), -1) {
-		if w, ok := cache[m[1]]; ok {
-			if g, _ := strconv.ParseUint(m[2], 0, 64); g != w {
-				t.Errorf("capi/fast.h %s = %d, the engine's is %d", m[1], g, w)
-			}
-			delete(cache, m[1])
-		}
-	}
-	for name := range cache {
-		t.Errorf("capi/fast.h lacks %s", name)
-	}
+	sameDefines(t, "capi/fast.h", string(src), cache)
 	// The hash index's constants (capi/hash.h; its hash function is
 	// checked against tests/vectors/hash.json by both languages).
 	hsrc, err := os.ReadFile("../capi/hash.h")
 	if err != nil {
 		t.Fatal(err)
 	}
-	hashConsts := map[string]uint64{"DRYDB__HASH_HDR_SLOTS": f.HashHeaderSlots}
-	for _, m := range regexp.MustCompile(`(?m)^#define (DRYDB__HASH_\w+)\s+(\d+)`).FindAllStringSubmatch(string(hsrc), -1) {
-		if w, ok := hashConsts[m[1]]; ok {
-			if g, _ := strconv.ParseUint(m[2], 0, 64); g != w {
-				t.Errorf("capi/hash.h %s = %d, format says %d", m[1], g, w)
-			}
-			delete(hashConsts, m[1])
-		}
-	}
-	for name := range hashConsts {
-		t.Errorf("capi/hash.h lacks %s", name)
-	}
+	sameDefines(t, "capi/hash.h", string(hsrc), map[string]uint64{"DRYDB__HASH_HDR_SLOTS": f.HashHeaderSlots})
 	var w slotWords
 	if unsafe.Offsetof(w.pin) != 0 || unsafe.Offsetof(w.tag) != 8 || unsafe.Offsetof(w.ref) != 16 {
 		t.Errorf("slotWords is not {pin, tag, ref} as struct drydb__slot_words says")
+	}
+}
+
+// sameDefines checks that header src (named name) #defines each of want
+// with the engine's value.
+func sameDefines(t *testing.T, name, src string, want map[string]uint64) {
+	t.Helper()
+	for _, m := range regexp.MustCompile(`(?m)^#define (DRYDB__\w+)\s+(0x[0-9a-fA-F]+|\d+)`).FindAllStringSubmatch(src, -1) {
+		if w, ok := want[m[1]]; ok {
+			if g, _ := strconv.ParseUint(m[2], 0, 64); g != w {
+				t.Errorf("%s %s = %d, the engine's is %d", name, m[1], g, w)
+			}
+			delete(want, m[1])
+		}
+	}
+	for n := range want {
+		t.Errorf("%s lacks %s", name, n)
 	}
 }

@@ -91,9 +91,9 @@ type indexSpec struct {
 type buildOpts struct {
 	// table flags
 	key, keyEnc, value, valueFmt, format, comp, delimiter, hash string
-	level                                                 int
-	dict, noHeader, infer, encSet                         bool
-	indexes                                               []indexSpec
+	level                                                       int
+	dict, noHeader, infer, encSet                               bool
+	indexes                                                     []indexSpec
 	// file flags
 	pageSize                         int
 	memory, tempDir                  string

@@ -588,6 +588,11 @@ int main(void) {
             py_paths(tt, &tabs[i]);
         }
         refused_keys(db);
+        /* spare Go Ms for a host's threads (the C# binding's load) */
+        CHECK_RC(drydb__warm_threads(-1), DRYDB_INVALID);
+        CHECK_RC(drydb__warm_threads(257), DRYDB_INVALID);
+        OK(drydb__warm_threads(0));
+        OK(drydb__warm_threads(4));
         /* arguments the fast path passes to Go for the error */
         drydb_table *tt;
         OK(drydb_table_open(db, "i64", &tt));
