@@ -114,7 +114,10 @@ test-c: cmake-build
 test-python: lib
 	@dirs=""; for d in bindings/python/tests tests/python; do [ -d $$d ] && dirs="$$dirs $$d"; done; \
 	if [ -n "$$dirs" ]; then DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(PYTHON) -m pytest -q $$dirs; rc=$$?; \
-	  if [ $$rc -eq 5 ]; then echo "no Python tests collected yet: skipped"; else exit $$rc; fi; \
+	  if [ $$rc -eq 5 ]; then echo "no Python tests collected yet: skipped"; elif [ $$rc -ne 0 ]; then exit $$rc; fi; \
+	  echo "Python: get and [] through the ctypes closures (DRYDB_PY_BUILTIN=0):"; \
+	  DRYDB_PY_BUILTIN=0 DRYDB_LIBRARY=$(CURDIR)/$(BUILD)/libdrydb.so $(PYTHON) -m pytest -q -p no:warnings \
+	    bindings/python/tests/test_fast.py bindings/python/tests/test_builtin.py bindings/python/tests/test_api.py || exit $$?; \
 	else echo "no Python tests yet: skipped"; fi
 
 # drydb.spark's test at the issue's scale: 1,000,000 rows per Spark build

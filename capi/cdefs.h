@@ -12,6 +12,10 @@
 #define DRYDB__HIDDEN __attribute__((visibility("hidden")))
 #endif
 
+/* Run once per open, load or error, never per lookup: compiled for size
+ * (the stripped library has a budget), kept out of the hot code's pages. */
+#define DRYDB__COLD __attribute__((cold))
+
 /* Thread-locals the library reads on every call: initial-exec, so an access
  * is one load, not a call (Windows: mingw's emulated TLS is a call anyway). */
 #ifndef _WIN32

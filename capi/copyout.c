@@ -204,7 +204,7 @@ static py_bytes_fn py_bytes;
 static py_incref_fn py_incref;
 static void *py_missing, *py_ask;
 
-EXPORT int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask) {
+DRYDB__COLD EXPORT int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask) {
     if (bytes_fn == NULL || incref_fn == NULL || missing == NULL || ask == NULL) return DRYDB_INVALID;
     /* the same addresses on every call of one process (the binding calls
      * it once per load); kept for the life of the process */
@@ -253,22 +253,7 @@ static void *py_get_key(drydb_table *t, const uint8_t *key, size_t klen) {
     return o;
 }
 
-/* int64/uint64 keys as C ints (see drydb__get_word_i64 in fast.c); a
- * negative key of a uint64 table is the encoding's error: ASK. */
-static inline void *py_get_int(drydb_table *t, int key, int kind) {
-    uint8_t k[8];
-    if (kind == DRYDB_KEY_INT64) {
-        drydb_key_int64(key, k);
-    } else {
-        if (key < 0) return py_sentinel(DRYDB_BADKEY);
-        drydb_key_uint64((uint64_t)key, k);
-    }
-    return py_get_key(t, k, 8);
-}
-
 EXPORT void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen) { return py_get_key(t, key, klen); }
-EXPORT void *drydb__py_get_i64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_INT64); }
-EXPORT void *drydb__py_get_u64(drydb_table *t, int key) { return py_get_int(t, key, DRYDB_KEY_UINT64); }
 
 /* ---- Python rows and string keys ----
  *
@@ -295,7 +280,7 @@ static struct {
     void *none;
 } py;
 
-EXPORT int drydb__py_init_rows(void *const *fns, size_t n, void *none) {
+DRYDB__COLD EXPORT int drydb__py_init_rows(void *const *fns, size_t n, void *none) {
     if (fns == NULL || n != 8 || none == NULL) return DRYDB_INVALID;
     for (size_t i = 0; i < n; i++)
         if (fns[i] == NULL) return DRYDB_INVALID;
@@ -374,4 +359,171 @@ EXPORT void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, in
 fail:
     py.decref(list); /* and the rows set in it */
     return NULL;      /* Python's MemoryError (or the key's UnicodeDecodeError) */
+}
+
+/* ---- get and [] as builtin functions ----
+ *
+ * Through ctypes, a call costs ~250 ns of argument conversion before the
+ * library is reached; a builtin function (METH_FASTCALL) ~30. drydb__py_fn
+ * makes a table's get or [] a builtin: CPython's PyCFunction_NewEx over a
+ * method definition below, bound to a self tuple (state capsule, fallback,
+ * value decoder or None). A call whose key has the table's fast type (str
+ * for a string table, bytes for a bytes one, int for int64 and uint64) is
+ * answered here through py_get_key; everything else (another type, a key
+ * of the wrong width, keywords, view, an absent key of [], an error, a
+ * killed table) calls the fallback, the binding's Python closure of the
+ * same signature, which answers or raises exactly as it would alone. self
+ * is a tuple so that the garbage collector sees its references (the
+ * fallback holds the table, which holds the builtin). The binding checks,
+ * before it calls drydb__py_init_fn, that objects are laid out as read
+ * here: the type at word 1, a tuple's items from word 3. */
+typedef void *(*py_cfunc_fn)(void *def, void *self, void *module);
+typedef void *(*py_cap_new_fn)(void *p, const char *name, void (*destructor)(void *));
+typedef void *(*py_cap_ptr_fn)(void *cap, const char *name);
+typedef const char *(*py_as_utf8_fn)(void *o, ptrdiff_t *n);
+typedef int (*py_as_bytes_fn)(void *o, char **s, ptrdiff_t *n);
+typedef long long (*py_as_ll_fn)(void *o, int *overflow);
+typedef void *(*py_vcall_fn)(void *f, void *const *args, size_t nargs, void *kwnames);
+typedef void (*py_clear_fn)(void);
+
+static struct {
+    py_cfunc_fn cfunc;
+    py_cap_new_fn cap_new;
+    py_cap_ptr_fn cap_ptr;
+    py_as_utf8_fn as_utf8;
+    py_as_bytes_fn as_bytes;
+    py_as_ll_fn as_ll;
+    py_vcall_fn vcall;
+    py_clear_fn clear;
+    void *str, *bytes, *int_, *false_; /* the types str, bytes, int; False */
+} pyf;
+
+/* CPython's PyMethodDef; its flags METH_FASTCALL | METH_KEYWORDS. */
+struct py_method_def {
+    const char *name;
+    void *meth;
+    int flags;
+    const char *doc;
+};
+
+struct py_fn_state {
+    uint64_t h;
+    int kind;     /* DRYDB__PY_BYTES, _STR, _I64, _U64 */
+    int width;    /* a bytes key's length when fixed (uuid, ulid), else 0 */
+    int getitem;  /* [] (one argument) rather than get */
+    int dead;     /* killed: every call takes the fallback */
+};
+
+static const char py_fn_cap[] = "drydb.fn";
+
+static void *py_fn_call(void *self, void *const *args, ptrdiff_t nargs, void *kwnames) {
+    void *const *items = (void *const *)self + 3;
+    struct py_fn_state *st = pyf.cap_ptr(items[0], py_fn_cap);
+    if (st == NULL) return NULL;
+    if (st->dead || kwnames != NULL || nargs < 1 || nargs > (st->getitem ? 1 : 3) ||
+        (nargs == 3 && args[2] != pyf.false_))
+        goto slow;
+    void *key = args[0], *type = ((void *const *)key)[1];
+    const uint8_t *k;
+    ptrdiff_t kl = 8;
+    uint8_t buf[8];
+    if (st->kind == DRYDB__PY_STR || st->kind == DRYDB__PY_BYTES) {
+        char *s;
+        if (type == pyf.str && st->kind == DRYDB__PY_STR) {
+            s = (char *)pyf.as_utf8(key, &kl);
+        } else if (type == pyf.bytes && st->kind == DRYDB__PY_BYTES) {
+            if (pyf.as_bytes(key, &s, &kl) < 0) s = NULL;
+        } else {
+            goto slow;
+        }
+        if (s == NULL) { /* a lone surrogate: the fallback raises it properly */
+            pyf.clear();
+            goto slow;
+        }
+        if (st->width != 0 && kl != st->width) goto slow;
+        k = (const uint8_t *)s;
+    } else {
+        int over;
+        long long v;
+        if (type != pyf.int_ || ((v = pyf.as_ll(key, &over)), over) || (v < 0 && st->kind == DRYDB__PY_U64))
+            goto slow; /* bool, float, ...; out of range: the fallback's error */
+        if (st->kind == DRYDB__PY_I64) drydb_key_int64(v, buf);
+        else drydb_key_uint64((uint64_t)v, buf);
+        k = buf;
+    }
+    void *o = py_get_key((drydb_table *)(uintptr_t)st->h, k, (size_t)kl);
+    if (o == NULL) return NULL; /* MemoryError */
+    if (o == py_missing && !st->getitem) {
+        py.decref(o);
+        o = nargs >= 2 ? args[1] : py.none;
+        py_incref(o);
+        return o;
+    }
+    if (o == py_missing || o == py_ask) {
+        py.decref(o);
+        goto slow;
+    }
+    if (items[2] != py.none) { /* the codec's decode */
+        void *r = pyf.vcall(items[2], &o, 1, NULL);
+        py.decref(o);
+        return r;
+    }
+    return o;
+slow:
+    return pyf.vcall(items[1], args, (size_t)nargs, kwnames);
+}
+
+static struct py_method_def py_fn_defs[2] = {
+    {"get", (void *)py_fn_call, 0x0080 | 0x0002, NULL},
+    {"__getitem__", (void *)py_fn_call, 0x0080 | 0x0002, NULL},
+};
+
+DRYDB__COLD static void py_fn_free(void *cap) { free(pyf.cap_ptr(cap, py_fn_cap)); }
+
+DRYDB__COLD EXPORT int drydb__py_init_fn(void *const *fns, size_t n, const char *get_doc, const char *getitem_doc) {
+    if (fns == NULL || n != 12 || py.tuple_new == NULL || py_bytes == NULL) return DRYDB_INVALID;
+    for (size_t i = 0; i < n; i++)
+        if (fns[i] == NULL) return DRYDB_INVALID;
+    memcpy(&pyf, fns, sizeof pyf); /* twelve pointers, in the struct's order */
+    /* the binding keeps the docs alive with the process */
+    py_fn_defs[0].doc = get_doc;
+    py_fn_defs[1].doc = getitem_doc;
+    return DRYDB_OK;
+}
+
+DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int width, int getitem, void *fallback, void *vdec) {
+    if (pyf.cfunc == NULL || kind < DRYDB__PY_BYTES || kind > DRYDB__PY_U64 || fallback == NULL || vdec == NULL)
+        return py_sentinel(DRYDB_INVALID);
+    struct py_fn_state *st = calloc(1, sizeof *st);
+    if (st == NULL) return py_sentinel(DRYDB_NOMEM);
+    *st = (struct py_fn_state){h, kind, width, getitem != 0, 0};
+    void *cap = pyf.cap_new(st, py_fn_cap, py_fn_free), *self, *fn = NULL;
+    if (cap == NULL) {
+        free(st);
+        return NULL;
+    }
+    if ((self = py.tuple_new(3)) == NULL) {
+        py.decref(cap);
+        return NULL;
+    }
+    py_incref(fallback);
+    py_incref(vdec);
+    py.tuple_set(self, 0, cap);
+    py.tuple_set(self, 1, fallback);
+    py.tuple_set(self, 2, vdec);
+    fn = pyf.cfunc(&py_fn_defs[getitem != 0], self, NULL);
+    py.decref(self);
+    return fn; /* NULL: Python's exception */
+}
+
+/* drydb__py_fn_kill: every later call of the builtins of this state
+ * capsule (their self's first item) takes the fallback. */
+DRYDB__COLD EXPORT int drydb__py_fn_kill(void *cap) {
+    struct py_fn_state *st = pyf.cap_ptr != NULL ? pyf.cap_ptr(cap, py_fn_cap) : NULL;
+    if (st == NULL) {
+        if (pyf.clear != NULL) pyf.clear();
+        return DRYDB_INVALID;
+    }
+    st->dead = 1;
+    return DRYDB_OK;
 }

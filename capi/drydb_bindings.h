@@ -112,8 +112,6 @@ uint64_t drydb__count_word_u64(drydb_table *t, int lo, int hi, unsigned kinds);
  * the answer). Called only with the GIL held (ctypes' PyDLL). */
 int drydb__py_init(void *bytes_fn, void *incref_fn, void *missing, void *ask);
 void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
-void *drydb__py_get_i64(drydb_table *t, int key);
-void *drydb__py_get_u64(drydb_table *t, int key);
 
 /* drydb__py_init_rows is given, once per process, CPython's PyList_New,
  * PyList_SetItem, PyTuple_New, PyTuple_SetItem, PyUnicode_DecodeUTF8,
@@ -129,6 +127,26 @@ enum { DRYDB__PY_BYTES = 0, DRYDB__PY_STR = 1, DRYDB__PY_I64 = 2, DRYDB__PY_U64 
 int drydb__py_init_rows(void *const *fns, size_t n, void *none);
 void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, int what, int kind);
+
+/* get and [] as builtin functions (capi/copyout.c). drydb__py_init_fn is
+ * given, once per process, after drydb__py_init and drydb__py_init_rows,
+ * CPython's PyCFunction_NewEx, PyCapsule_New, PyCapsule_GetPointer,
+ * PyUnicode_AsUTF8AndSize, PyBytes_AsStringAndSize,
+ * PyLong_AsLongLongAndOverflow, PyObject_Vectorcall and PyErr_Clear, then
+ * the objects str, bytes, int and False (fns, n = 12, in that order), and
+ * the two builtins' docs (kept alive by the caller). The caller has checked
+ * the object layout the builtins read (the type at word 1, a tuple's items
+ * from word 3). drydb__py_fn returns a new builtin for table handle h:
+ * get(key, default=None, view=False) (getitem 0) or [] (1), answering keys
+ * of type kind (DRYDB__PY_*: bytes, str, int for _I64 and _U64; bytes of
+ * length width when width > 0) and calling fallback, a callable of the same
+ * signature, with anything else; vdec (a callable, or None) decodes the
+ * values it finds. NULL with Python's exception set, or the ASK sentinel
+ * for bad arguments. drydb__py_fn_kill(cap), cap a builtin's
+ * __self__[0], makes every later call of it take the fallback. */
+int drydb__py_init_fn(void *const *fns, size_t n, const char *get_doc, const char *getitem_doc);
+void *drydb__py_fn(uint64_t h, int kind, int width, int getitem, void *fallback, void *vdec);
+int drydb__py_fn_kill(void *cap);
 
 /* drydb__warm_threads makes n (at most 256) threads call into Go once and
  * exit, leaving n of the runtime's Ms free for the first calls of a host's

@@ -105,7 +105,7 @@ static struct drydb__ft *free_list;
 static __thread sigjmp_buf *fault_jmp DRYDB__TLS_IE;
 static struct sigaction old_bus, old_segv;
 
-static void on_fault(int sig, siginfo_t *si, void *uc) {
+DRYDB__COLD static void on_fault(int sig, siginfo_t *si, void *uc) {
     sigjmp_buf *j = fault_jmp;
     if (j != NULL) {
         fault_jmp = NULL;
@@ -125,7 +125,7 @@ static void on_fault(int sig, siginfo_t *si, void *uc) {
     }
 }
 
-static void install_guard(void) {
+DRYDB__COLD static void install_guard(void) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fault;
@@ -163,7 +163,7 @@ static inline uint32_t slot_of(uint64_t h) {
     return (uint32_t)(h >> DRYDB__H_SLOT_SHIFT) & ((1u << DRYDB__H_SLOT_BITS) - 1);
 }
 
-DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct drydb__layout *l) {
+DRYDB__COLD DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct drydb__layout *l) {
     uint32_t i = slot_of(handle);
     if ((i >> DRYDB__H_CHUNK_BITS) >= DRYDB__H_MAX_CHUNKS) return NULL;
     pthread_once(&guard_once, install_guard);
@@ -219,7 +219,7 @@ DRYDB__HIDDEN struct drydb__ft *drydb__fast_open(uint64_t handle, const struct d
     return ft;
 }
 
-DRYDB__HIDDEN void drydb__fast_close(struct drydb__ft *ft) {
+DRYDB__COLD DRYDB__HIDDEN void drydb__fast_close(struct drydb__ft *ft) {
     if (ft == NULL) return;
     uint64_t h = atomic_load(&ft->handle);
     atomic_store(&ft->handle, 0);
@@ -336,7 +336,7 @@ static struct drydb__ver *ver_free;
 #define VER_GEN(w) ((uint32_t)((w) >> 32))
 #define VER_REFS(w) ((uint32_t)(w))
 
-DRYDB__HIDDEN struct drydb__ver *drydb__ver_new(uint32_t *gen) {
+DRYDB__COLD DRYDB__HIDDEN struct drydb__ver *drydb__ver_new(uint32_t *gen) {
     pthread_mutex_lock(&ver_mu);
     struct drydb__ver *v = ver_free;
     if (v != NULL) ver_free = v->next_free;
@@ -368,7 +368,7 @@ DRYDB__HIDDEN void drydb__ver_release(struct drydb__ver *v, uint32_t gen) {
 /* reap recycles v if nothing holds it (refs 0), or in any case with force
  * (the database is closing: what it returned is invalid from then on); the
  * gen changes first, so a late release finds another struct. */
-DRYDB__HIDDEN int drydb__ver_reap(struct drydb__ver *v, uint32_t gen, int force) {
+DRYDB__COLD DRYDB__HIDDEN int drydb__ver_reap(struct drydb__ver *v, uint32_t gen, int force) {
     uint64_t w = __atomic_load_n(&v->word, __ATOMIC_SEQ_CST);
     for (;;) {
         if (VER_GEN(w) != gen || (!force && VER_REFS(w) != 0)) return 0;
@@ -391,7 +391,7 @@ DRYDB__HIDDEN uint32_t drydb__ver_refs(struct drydb__ver *v, uint32_t gen) {
  * database's struct just before its close reads memory that stays valid. */
 static struct drydb__dbc *dbc_free;
 
-DRYDB__HIDDEN struct drydb__dbc *drydb__dbc_new(void) {
+DRYDB__COLD DRYDB__HIDDEN struct drydb__dbc *drydb__dbc_new(void) {
     pthread_mutex_lock(&ver_mu);
     struct drydb__dbc *c = dbc_free;
     if (c != NULL) dbc_free = c->next_free;
@@ -401,7 +401,7 @@ DRYDB__HIDDEN struct drydb__dbc *drydb__dbc_new(void) {
     return c;
 }
 
-DRYDB__HIDDEN void drydb__dbc_free(struct drydb__dbc *c) {
+DRYDB__COLD DRYDB__HIDDEN void drydb__dbc_free(struct drydb__dbc *c) {
     __atomic_store_n(&c->cur, 0, __ATOMIC_SEQ_CST);
     pthread_mutex_lock(&ver_mu);
     c->next_free = dbc_free;

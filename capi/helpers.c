@@ -79,7 +79,7 @@ static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 
 /* Free a thread's state when it exits, so threads that come and go do not
  * leak their value buffers, and drop its hold. */
-static void tls_destroy(void *p) {
+DRYDB__COLD static void tls_destroy(void *p) {
     struct tls *t = p;
     if (t) {
         if (t->held) drydb__ver_release(t->held, t->held_gen);
@@ -125,7 +125,7 @@ DRYDB__HIDDEN void drydb__ver_unhold(void) {
     drydb__ver_release(v, t->held_gen);
 }
 
-void drydb__set_errmsg(const char *msg, size_t n) {
+DRYDB__COLD void drydb__set_errmsg(const char *msg, size_t n) {
     struct tls *t = tls_get();
     if (!t) return;
     if (n >= ERRMSG_CAP) n = ERRMSG_CAP - 1;
@@ -164,7 +164,7 @@ const char *drydb_errmsg(void) {
     return t ? t->errmsg : "drydb: out of memory";
 }
 
-const char *drydb_strerror(int code) {
+DRYDB__COLD const char *drydb_strerror(int code) {
     switch (code) {
     case DRYDB_OK: return "success";
     case DRYDB_NOTFOUND: return "not found";
@@ -225,7 +225,7 @@ static void *enter_go_once(void *arg) {
     return NULL;
 }
 
-EXPORT int drydb__warm_threads(int n) {
+DRYDB__COLD EXPORT int drydb__warm_threads(int n) {
     if (n < 0 || n > WARM_MAX) return DRYDB_INVALID;
     pthread_t th[WARM_MAX];
     int made = 0;

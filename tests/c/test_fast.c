@@ -529,7 +529,7 @@ static void py_paths(drydb_table *tt, const struct table *t) {
             const uint8_t *v;
             size_t vl;
             int rc = drydb_get(tt, e, 8, &v, &vl);
-            void *p = drydb__py_get_i64(tt, key);
+            void *p = drydb__py_get(tt, e, 8);
             if (rc == DRYDB_NOTFOUND) CHECK(p == &missing_obj);
             else CHECK(rc == DRYDB_OK && p == &made && (size_t)made.n == vl);
         }
@@ -612,7 +612,7 @@ int main(void) {
         CHECK(drydb__get_word(tt, seven, 8) == WORD_ASK);
         CHECK(drydb__get_word_i64(tt, 5) == WORD_ASK);
         CHECK(drydb__count_word_i64(tt, 1, 5, 0x21) == WORD_ASK);
-        CHECK(drydb__py_get_i64(tt, 5) == &ask_obj);
+        CHECK(drydb__py_get(tt, seven, 8) == &ask_obj);
         OK(drydb_close(truth));
         for (int i = 0; i < NT; i++) {
             for (size_t j = 0; j < tabs[i].n; j++) free(tabs[i].rows[j].v);

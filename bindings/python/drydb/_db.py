@@ -31,6 +31,7 @@ _DEFAULT_INCL = (True, False)
 _ViewWindow = c_ubyte * (1 << 62)
 _COMPRESSION_NAMES = {0: None, 1: "zstd", 2: "s2"}
 _TABLE_HASH = 0x2  # drydb_table_info.flags: DRYDB_HASH
+_BUILTIN = type(len)  # get and [] made by the library (_fast._builtins)
 # One-row copy-out reads (drydb/_copy.py) by the columns they fill
 _ONE = Row(True)
 _PAIR = Row(True, True)
@@ -586,7 +587,8 @@ class Table(_Keyed):
         for name in ("get", "get_many", "count"):
             f = getattr(paths, name)
             m = getattr(Table, name)
-            f.__doc__, f.__name__, f.__qualname__ = m.__doc__, m.__name__, m.__qualname__
+            if not isinstance(f, _BUILTIN):  # a builtin has its doc already
+                f.__doc__, f.__name__, f.__qualname__ = m.__doc__, m.__name__, m.__qualname__
             setattr(self, name, f)
 
     def _reload_info(self) -> None:

@@ -69,7 +69,7 @@ import struct
 import sys
 import weakref
 from array import array
-from ctypes import ArgumentError, byref, c_size_t, c_uint8
+from ctypes import ArgumentError, byref, c_size_t, c_uint8, c_uint64, py_object
 from itertools import accumulate, chain
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
@@ -77,7 +77,7 @@ from . import _lib as L
 from ._bounds import KINDS as _KINDS, bound_kinds, partial_end, prefix_bounds
 from ._copy import COL_SIZE, FULL, Cols, Row
 from ._errors import CLOSED, NOTFOUND, ClosedError
-from .keys import KEY_BYTES, KEY_COMPOSITE, KEY_INT64, KEY_STRING, KEY_UINT64
+from .keys import KEY_BYTES, KEY_COMPOSITE, KEY_INT64, KEY_STRING, KEY_UINT64, KEY_UUID
 
 __all__ = ["handle_arg", "TablePaths", "kill_all_forked"]
 
@@ -101,6 +101,9 @@ _GROWTH = tuple((n, c_size_t(n)) for n in (16, 32, 64, 128, _BATCH))
 # Key kinds whose objects drydb__py_range makes (capi/drydb_bindings.h's
 # DRYDB__PY_*): raw keys (kind -1) and bytes as bytes, strings, int64/uint64
 _PY_KINDS = {-1: 0, KEY_BYTES: 0, KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
+# drydb__py_fn's fast key types by kind (the same DRYDB__PY_* numbers); bytes,
+# raw and uuid tables take bytes (kind 0)
+_FN_KINDS = {KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
 # A batch's buffers: its keys, its values (grown for a row that does not fit)
 _KCAP = 32 << 10
 _VCAP = 128 << 10
@@ -300,13 +303,14 @@ class _Shared:
     its handle argument, key encoders and value decoder, and the helpers
     several operations call (``get_slow`` is set once built)."""
 
-    __slots__ = ("db", "kc", "vdec", "harg", "fail", "enc", "off", "bound", "get_slow")
+    __slots__ = ("db", "kc", "vdec", "harg", "hval", "fail", "enc", "off", "bound", "get_slow")
 
     def __init__(self, t: Any) -> None:
         self.db = t._db
         self.kc = kc = t._key
         self.vdec = t._vdec
-        self.harg = handle_arg(t._h.value)
+        self.hval = t._h.value
+        self.harg = handle_arg(self.hval)
         self.fail = t._fail
         self.enc = kc.encode
         # int64/uint64 keys: encoded inline as pack(key + off)
@@ -410,54 +414,55 @@ def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable
     """get and ``[]``."""
     db, vdec, harg, get_slow, enc = s.db, s.vdec, s.harg, s.get_slow, s.enc
     lgw, lpg = L._get_word, L._py_get
-    # int keys as C ints, one function per encoding (see below)
-    if s.off == 0:
-        lgwi, lpgi = L._get_word_u64, L._py_get_u64
-    else:
-        lgwi, lpgi = L._get_word_i64, L._py_get_i64
+    # a view of an int key in the C int range: one function per encoding
+    lgwi = L._get_word_u64 if s.off == 0 else L._get_word_i64
     absent, ask_ = L.PY_MISSING, L.PY_ASK
     top, missing = _WORD_TOP, _WORD_MISSING
 
     def kill(stub: Callable[..., Any]) -> None:
-        nonlocal lgw, lpg, lgwi, lpgi
-        lgw = lpg = lgwi = lpgi = stub
+        nonlocal lgw, lpg, lgwi
+        lgw = lpg = lgwi = stub
 
     if s.off is not None:
-        # A key in the C int range goes to the library as a C int (ctypes
-        # converts a Python int without declared argument types to one):
-        # no encoding, no buffer, no out-parameters. Bools (ints to ctypes)
-        # are refused by identity; anything that fails the comparison or
-        # the conversion takes get_slow, which raises the proper error.
+        # An int key is packed inline (struct refuses what does not fit
+        # 64 bits); a view's key in the C int range goes to the library as
+        # a C int (ctypes converts a Python int without declared argument
+        # types to one): no encoding, no buffer, no out-parameters. Bools
+        # and int subclasses (type is not int), and keys out of range, take
+        # get_slow, which raises the proper error.
+        pack, se, off = _pack8, _StructError, s.off
+
         def get(key: Any, default: Any = None, view: bool = False) -> Any:
-            try:
-                if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
-                    if view:
+            if type(key) is int:
+                if view:
+                    if -2147483648 <= key <= 2147483647:
                         w = lgwi(harg, key)
                         if w < top:
                             return db._view(w >> 16, w & 65535)
                         if w == missing:
                             return default
-                    else:
-                        # the value's bytes made in C (drydb__py_get_i64)
-                        v = lpgi(harg, key)
-                        if v is absent:
-                            return default
-                        if v is not ask_:
-                            return v if vdec is None else vdec(v)
-            except _LOOSE:
-                pass
+                else:
+                    try:
+                        k = pack(key + off)
+                    except se:
+                        return get_slow(key, default, view)
+                    v = lpg(harg, k, 8)
+                    if v is absent:
+                        return default
+                    if v is not ask_:
+                        return v if vdec is None else vdec(v)
             return get_slow(key, default, view)
 
         def getitem(key: Any) -> Any:
-            try:
-                if -2147483648 <= key <= 2147483647 and key is not True and key is not False:
-                    v = lpgi(harg, key)
-                    if v is absent:
-                        raise KeyError(key)
-                    if v is not ask_:
-                        return v if vdec is None else vdec(v)
-            except _LOOSE:
-                pass
+            if type(key) is int:
+                try:
+                    v = lpg(harg, pack(key + off), 8)
+                except se:
+                    v = ask_
+                if v is absent:
+                    raise KeyError(key)
+                if v is not ask_:
+                    return v if vdec is None else vdec(v)
             v = get_slow(key, _ABSENT, False)
             if v is _ABSENT:
                 raise KeyError(key)
@@ -502,7 +507,34 @@ def _get(s: _Shared) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable
                     return v
             raise KeyError(key)
 
-    return get, getitem, kill
+    return _builtins(s, get, getitem, kill)
+
+
+def _builtins(s: _Shared, get: Callable[..., Any], getitem: Callable[[Any], Any],
+              kill: Callable[..., None]) -> Tuple[Callable[..., Any], Callable[[Any], Any], Callable[..., None]]:
+    """get and [] as builtin functions of the library (drydb__py_fn, see
+    capi/copyout.c) where this Python allows them (``L.FN``) and the key kind
+    has a fast type: str for string tables, bytes for bytes, raw and uuid
+    ones, int for int64/uint64. A call through ctypes costs ~250 ns before
+    the library is reached, a builtin's ~30. The builtin answers keys of the
+    fast type itself and calls the closure for everything else (and once
+    killed, for every call)."""
+    kc = s.kc
+    kind = 0 if kc.raw or kc.kind in (KEY_BYTES, KEY_UUID) else _FN_KINDS.get(kc.kind)
+    if not L.FN or kind is None:
+        return get, getitem, kill
+    fn, fn_kill = L._py_fn, L._py_fn_kill  # held: after a fork L's are stubs
+    vdec = s.vdec
+    made = [fn(c_uint64(s.hval), kind, kc.width, i, py_object(f), py_object(vdec))
+            for i, f in enumerate((get, getitem))]
+    caps = [py_object(m.__self__[0]) for m in made]
+
+    def kill_all(stub: Callable[..., Any]) -> None:
+        kill(stub)
+        for c in caps:
+            fn_kill(c)
+
+    return made[0], made[1], kill_all
 
 
 class _NoKey:

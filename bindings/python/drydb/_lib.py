@@ -31,6 +31,7 @@ import ctypes
 import ctypes.util
 import os
 import sys
+import sysconfig
 import threading
 from ctypes import (Structure, byref, c_char, c_char_p, c_int, c_int32, c_int64,
                     c_uint8, c_uint32, c_uint64)
@@ -96,8 +97,8 @@ _RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
              "errmsg": c_char_p, "free": None, "_get_word": c_uint64,
              "_get_word_i64": c_uint64, "_get_word_u64": c_uint64, "_count_word": c_uint64,
              "_count_word_i64": c_uint64, "_count_word_u64": c_uint64,
-             "_py_get": ctypes.py_object, "_py_get_i64": ctypes.py_object,
-             "_py_get_u64": ctypes.py_object, "_py_range": ctypes.py_object}
+             "_py_get": ctypes.py_object, "_py_range": ctypes.py_object,
+             "_py_fn": ctypes.py_object}
 _NAMES = [
     "version", "version_string", "strerror", "errmsg",
     "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
@@ -115,8 +116,8 @@ _NAMES = [
     # the bindings' calls (capi/drydb_bindings.h): one-word answers, and the
     # copy-out reads (drydb/_copy.py) that every read but a view goes through
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
-    "_count_word_u64", "_py_init", "_py_get", "_py_get_i64", "_py_get_u64",
-    "_py_init_rows", "_py_range",
+    "_count_word_u64", "_py_init", "_py_get", "_py_init_rows", "_py_range",
+    "_py_init_fn", "_py_fn", "_py_fn_kill",
     "_copy_get", "_copy_get_many", "_copy_range", "_copy_at", "_copy_index_get",
     "_copy_cursor_get", "_copy_cursor_batch", "_copy_meta", "_copy_table_name",
     "_copy_index_name",
@@ -218,15 +219,68 @@ _copy_table_name: Any
 _copy_index_name: Any
 _py_init: Any
 _py_get: Any
-_py_get_i64: Any
-_py_get_u64: Any
 _py_init_rows: Any
 _py_range: Any
+_py_init_fn: Any
+_py_fn: Any
+_py_fn_kill: Any
+
+#: Whether get and [] of tables are builtin functions of the library
+#: (drydb__py_fn, see _fast.py); set at load.
+FN = False
 
 #: What drydb__py_get* return besides bytes (capi/fast.c): the key is absent;
 #: ask drydb_get (an error, or an answer that is not bytes).
 PY_MISSING = object()
 PY_ASK = object()
+
+
+# The docs of the builtin get and [] (drydb__py_fn): a text signature line,
+# then Table.get's own doc (set by _db.py); kept alive with the module.
+_FN_DOCS: List[bytes] = []
+
+
+def _fn_layout_ok() -> bool:
+    """Whether objects are laid out as drydb__py_fn reads them: CPython with
+    the GIL and a plain object header (the type at word 1, a tuple's items
+    from word 3), with every function it calls exported. Anything else
+    (PyPy, a free-threaded or Py_TRACE_REFS build, CPython 3.8, whose
+    PyObject_Vectorcall is inline) keeps the ctypes closures."""
+    if sys.implementation.name != "cpython" or sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return False
+    if os.environ.get("DRYDB_PY_BUILTIN", "1") == "0":
+        return False
+    try:
+        api = ctypes.pythonapi
+        for name in _FN_API:
+            getattr(api, name)
+    except (AttributeError, ValueError):
+        return False
+    word = ctypes.sizeof(ctypes.c_void_p)
+    probe = ("drydb", b"", 1)
+    return all(ctypes.c_void_p.from_address(id(o) + word).value == id(type(o)) for o in probe + (probe,)) \
+        and all(ctypes.c_void_p.from_address(id(probe) + (3 + i) * word).value == id(o)
+                for i, o in enumerate(probe))
+
+
+_FN_API = ("PyCFunction_NewEx", "PyCapsule_New", "PyCapsule_GetPointer", "PyUnicode_AsUTF8AndSize",
+           "PyBytes_AsStringAndSize", "PyLong_AsLongLongAndOverflow", "PyObject_Vectorcall", "PyErr_Clear")
+
+
+def _init_fn(init: Any) -> None:
+    """Hands drydb__py_init_fn CPython's functions, types and docs when the
+    layout allows (FN says whether it did)."""
+    global FN
+    if not _fn_layout_ok():
+        return
+    api = ctypes.pythonapi
+    addrs = [ctypes.cast(getattr(api, n), ctypes.c_void_p).value for n in _FN_API]
+    addrs += [id(str), id(bytes), id(int), id(False)]
+    arr = (ctypes.c_void_p * len(addrs))(*addrs)
+    from ._db import Table  # loaded at the first open, after the package
+    _FN_DOCS[:] = [b"get($self, key, default=None, view=False)\n--\n\n" + (Table.get.__doc__ or "").encode(),
+                   b"__getitem__($self, key, /)\n--\n\nThe value of key; KeyError if absent."]
+    FN = init(arr, ctypes.c_size_t(len(addrs)), ctypes.c_char_p(_FN_DOCS[0]), ctypes.c_char_p(_FN_DOCS[1])) == 0
 
 
 def _candidates() -> List[str]:
@@ -311,6 +365,7 @@ def load() -> None:
             rc = g["_py_init_rows"](arr, ctypes.c_size_t(len(fns)), ctypes.py_object(None))
             if rc:
                 raise LibraryError("drydb: %s: drydb__py_init_rows failed (%d)" % (cand, rc))
+            _init_fn(g["_py_init_fn"])
             _path, _version, _pid = cand, v, os.getpid()
             if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
                 os.register_at_fork(after_in_child=_poison)

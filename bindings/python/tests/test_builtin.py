@@ -1,0 +1,168 @@
+"""get and [] as builtin functions of the library (drydb__py_fn, _fast._builtins):
+every answer and every error equal to the Python closure's they fall back to,
+on every key kind; closed, forked and collected tables."""
+
+import enum
+import gc
+import os
+import subprocess
+import sys
+import uuid
+import weakref
+
+import pytest
+
+import drydb
+from drydb import _lib
+
+BUILTIN = type(len)
+
+
+class Color(enum.IntEnum):
+    RED = 3
+
+
+class Str(str):
+    pass
+
+
+@pytest.fixture(scope="module")
+def path(tmp_path_factory):
+    p = str(tmp_path_factory.mktemp("builtin") / "kinds.drydb")
+    u = [uuid.UUID(int=i * 7919) for i in range(50)]
+    with drydb.Builder(p, page_size=512) as b:
+        b.table("s", key="string").add_many(("k%03d" % i, b"s%d" % i) for i in range(300))
+        b.table("b", key="bytes").add_many((b"k%03d" % i, b"b%d" % i) for i in range(300))
+        b.table("i", key="int64").add_many((i, b"i%d" % i) for i in range(-150, 150))
+        b.table("u", key="uint64").add_many((i, b"u%d" % i) for i in range(0, 600, 2))
+        b.table("id", key="uuid").add_many(sorted((x, x.bytes[:4]) for x in u))
+        b.table("j", key="string", codec="json").add_many(("k%03d" % i, {"n": i}) for i in range(100))
+        b.table("e", key="string").add_many([("", b"empty key"), ("\u00e9t\u00e9", b"")])
+        b.table("f", key="float64").add_many((i / 2, b"f") for i in range(10))
+    return p, u
+
+
+def _outcome(f, *args, **kw):
+    try:
+        r = f(*args, **kw)
+    except Exception as e:  # noqa: BLE001
+        return ("raised", type(e), str(e))
+    return ("ok", bytes(r) if isinstance(r, memoryview) else r)
+
+
+def _keys(name, u):
+    common = [None, True, False, 1.5, b"", "", [], object, 2 ** 64, -(2 ** 63) - 1, "\udc80", Str("k001"),
+              bytearray(b"k001"), memoryview(b"k001"), Color.RED, -1, 0, 3, 2 ** 63, 2 ** 63 - 1, -(2 ** 63)]
+    own = {
+        "s": ["k000", "k299", "k300", "k", "k0010", "\u00e9"],
+        "b": [b"k000", b"k299", b"k300", b"k" * 5000],
+        "i": [-150, 149, 150, -151, 2 ** 31, -(2 ** 31) - 1],
+        "u": [0, 598, 599, 2 ** 32],
+        "id": [u[0], u[7].bytes, u[7].bytes[:15], uuid.UUID(int=1), uuid.UUID(int=1).bytes],
+        "j": ["k000", "k099", "k100"],
+        "e": ["", "\u00e9t\u00e9", "\u00e9"],
+        "f": [0.5, 1, 2.25],
+    }[name]
+    return own + common
+
+
+NAMES = ("s", "b", "i", "u", "id", "j", "e", "f")
+
+
+def test_builtins_are_made_here():
+    """On this CPython the builtins are on (else this file tests nothing new)."""
+    if sys.implementation.name != "cpython" or os.environ.get("DRYDB_PY_BUILTIN") == "0":
+        pytest.skip("CPython with builtins on only")
+    _lib.load()
+    assert _lib.FN
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_same_answers_as_the_closure(path, name):
+    p, u = path
+    with drydb.open(p) as db:
+        t = db[name]
+        if name == "f":  # float keys have no fast type: the closure itself
+            assert not isinstance(t.get, BUILTIN)
+            return
+        assert isinstance(t.get, BUILTIN) == _lib.FN
+        if not _lib.FN:
+            pytest.skip("builtins off")
+        get, getitem = t.get, t._getitem
+        cget, cgetitem = get.__self__[1], getitem.__self__[1]
+        for k in _keys(name, u):
+            for args, kw in (((k,), {}), ((k, "dflt"), {}), ((k, None, False), {}), ((k, None, True), {}),
+                             ((k,), {"view": True}), ((k,), {"default": 9}), ((k, None, 0), {})):
+                assert _outcome(get, *args, **kw) == _outcome(cget, *args, **kw), (name, k, args, kw)
+            assert _outcome(getitem, k) == _outcome(cgetitem, k), (name, k)
+            assert _outcome(lambda: t[k]) == _outcome(cgetitem, k), (name, k)
+        assert _outcome(get) == _outcome(cget)
+        assert _outcome(get, 1, 2, 3, 4) == _outcome(cget, 1, 2, 3, 4)
+        assert _outcome(getitem, 1, 2) == _outcome(cgetitem, 1, 2)
+
+
+def test_values_and_defaults_keep_their_references(path):
+    p, _ = path
+    with drydb.open(p) as db:
+        s, i, j = db["s"], db["i"], db["j"]
+        dflt = object()
+        before = sys.getrefcount(dflt)
+        for _ in range(1000):
+            assert s.get("nope", dflt) is dflt
+            assert i.get(10 ** 6, dflt) is dflt
+        assert sys.getrefcount(dflt) == before
+        assert s.get("k005") == b"s5" and s["k006"] == b"s6"
+        assert j.get("k007") == {"n": 7} and j["k008"] == {"n": 8}
+        assert s.get("k005", view=True) == b"s5"
+
+
+def test_closed_and_collected(path):
+    p, _ = path
+    db = drydb.open(p)
+    t = db["s"]
+    get, getitem = t.get, t._getitem
+    assert get("k001") == b"s1"
+    db.close()
+    for call in (lambda: get("k001"), lambda: getitem("k001"), lambda: t["k001"]):
+        with pytest.raises(drydb.ClosedError):
+            call()
+    # the builtins hold the closures, which hold the table: one cycle the
+    # garbage collector sees through (self is a tuple)
+    db = drydb.open(p)
+    ref = weakref.ref(db["i"])
+    db.close()
+    del db, get, getitem, t
+    gc.collect()
+    assert ref() is None
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_forked_child(path):
+    p, _ = path
+    with drydb.open(p) as db:
+        get = db["s"].get
+        assert get("k001") == b"s1"
+        pid = os.fork()
+        if pid == 0:
+            code = 1
+            try:
+                get("k001")
+            except drydb.ForkError:
+                code = 0
+            except BaseException:  # noqa: BLE001
+                code = 3
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        assert get("k001") == b"s1"
+
+
+def test_off_by_environment(path):
+    """DRYDB_PY_BUILTIN=0 keeps the ctypes closures (and the same answers)."""
+    p, _ = path
+    code = ("import drydb, sys; db = drydb.open(sys.argv[1]); t = db['s']; "
+            "assert not isinstance(t.get, type(len)); assert t.get('k001') == b's1'; "
+            "assert t['k002'] == b's2'; assert t.get('x', 5) == 5; print('ok')")
+    env = dict(os.environ, DRYDB_PY_BUILTIN="0")
+    r = subprocess.run([sys.executable, "-c", code, p], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
