@@ -14,6 +14,13 @@
  *
  * drydb__py_get* belong here too: they make the Python bytes object inside
  * the held, guarded region. */
+/* Compiled for speed: the package's CFLAGS are -Os, for the code cgo
+ * generates (the wrappers of the Go exports, each reached only on the way
+ * into Go) and helpers.c; this file is the fast path. (-Os on all of it
+ * made scans 1.6x slower; clang has no such pragma: -O2 there.) */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O2")
+#endif
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdlib.h>
@@ -369,9 +376,9 @@ fail:
  * method definition below, bound to a self tuple (state capsule, fallback,
  * value decoder or None). A call whose key has the table's fast type (str
  * for a string table, bytes for a bytes one, int for int64 and uint64) is
- * answered here through py_get_key; everything else (another type, a key
- * of the wrong width, keywords, view, an absent key of [], an error, a
- * killed table) calls the fallback, the binding's Python closure of the
+ * answered here through py_get_key (which refuses a key of the wrong
+ * width: ASK); everything else (another type, keywords, view, an absent
+ * key of [], an error, a killed table) calls the fallback, the binding's Python closure of the
  * same signature, which answers or raises exactly as it would alone. self
  * is a tuple so that the garbage collector sees its references (the
  * fallback holds the table, which holds the builtin). The binding checks,
@@ -409,7 +416,6 @@ struct py_method_def {
 struct py_fn_state {
     uint64_t h;
     int kind;     /* DRYDB__PY_BYTES, _STR, _I64, _U64 */
-    int width;    /* a bytes key's length when fixed (uuid, ulid), else 0 */
     int getitem;  /* [] (one argument) rather than get */
     int dead;     /* killed: every call takes the fallback */
 };
@@ -440,7 +446,6 @@ static void *py_fn_call(void *self, void *const *args, ptrdiff_t nargs, void *kw
             pyf.clear();
             goto slow;
         }
-        if (st->width != 0 && kl != st->width) goto slow;
         k = (const uint8_t *)s;
     } else {
         int over;
@@ -491,12 +496,12 @@ DRYDB__COLD EXPORT int drydb__py_init_fn(void *const *fns, size_t n, const char 
     return DRYDB_OK;
 }
 
-DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int width, int getitem, void *fallback, void *vdec) {
+DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int getitem, void *fallback, void *vdec) {
     if (pyf.cfunc == NULL || kind < DRYDB__PY_BYTES || kind > DRYDB__PY_U64 || fallback == NULL || vdec == NULL)
         return py_sentinel(DRYDB_INVALID);
     struct py_fn_state *st = calloc(1, sizeof *st);
     if (st == NULL) return py_sentinel(DRYDB_NOMEM);
-    *st = (struct py_fn_state){h, kind, width, getitem != 0, 0};
+    *st = (struct py_fn_state){h, kind, getitem != 0, 0};
     void *cap = pyf.cap_new(st, py_fn_cap, py_fn_free), *self, *fn = NULL;
     if (cap == NULL) {
         free(st);

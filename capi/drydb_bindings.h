@@ -138,14 +138,14 @@ void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokin
  * the object layout the builtins read (the type at word 1, a tuple's items
  * from word 3). drydb__py_fn returns a new builtin for table handle h:
  * get(key, default=None, view=False) (getitem 0) or [] (1), answering keys
- * of type kind (DRYDB__PY_*: bytes, str, int for _I64 and _U64; bytes of
- * length width when width > 0) and calling fallback, a callable of the same
+ * of type kind (DRYDB__PY_*: bytes, str, int for _I64 and _U64) and calling
+ * fallback, a callable of the same
  * signature, with anything else; vdec (a callable, or None) decodes the
  * values it finds. NULL with Python's exception set, or the ASK sentinel
  * for bad arguments. drydb__py_fn_kill(cap), cap a builtin's
  * __self__[0], makes every later call of it take the fallback. */
 int drydb__py_init_fn(void *const *fns, size_t n, const char *get_doc, const char *getitem_doc);
-void *drydb__py_fn(uint64_t h, int kind, int width, int getitem, void *fallback, void *vdec);
+void *drydb__py_fn(uint64_t h, int kind, int getitem, void *fallback, void *vdec);
 int drydb__py_fn_kill(void *cap);
 
 /* drydb__warm_threads makes n (at most 256) threads call into Go once and

@@ -59,6 +59,7 @@ type cache struct {
 	words   []slotWords
 	oldHits atomic.Uint64 // hits of slots since evicted
 	hand    int
+	reach   int // slots the hand has handed out: 0..reach-1 (missMu)
 	freed   atomic.Bool
 
 	transPages atomic.Int64 // transient pages not yet released
@@ -136,9 +137,14 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	// once (an unmap costs every core a TLB flush), not twice. The pages
 	// come first, so they stay aligned to the page size.
 	pages := int(n) * pageSize
-	all, err := osfile.Alloc(pages + hn*8 + int(n)*wsize)
-	if err != nil {
-		return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
+	size := pages + hn*8 + int(n)*wsize
+	all := cachePool.take(size)
+	pooled := all != nil
+	if !pooled {
+		var err error
+		if all, err = osfile.Alloc(size); err != nil {
+			return nil, fmt.Errorf("drydb: allocating a page cache of %d bytes: %w", n*int64(pageSize), err)
+		}
 	}
 	// A small cache's hints and words are written a byte a page now.
 	// Their first accesses are reads (a hint group, a slot's words) then
@@ -150,7 +156,7 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	// large cache's (64 MiB: 1.4 MB of hints and words) would cost far
 	// more pages to allocate than a first get touches. (The pages' part
 	// is written first by the decoder.)
-	if len(all)-pages <= 32<<12 {
+	if !pooled && len(all)-pages <= 32<<12 {
 		for o := pages; o < len(all); o += 4096 {
 			all[o] = 0
 		}
@@ -437,6 +443,7 @@ func (c *cache) victim() int32 {
 		s := c.slotAt(i)
 		if !s.used {
 			if c.claim(s) {
+				c.reach = max(c.reach, int(i)+1)
 				return i
 			}
 			continue
@@ -529,7 +536,75 @@ func (c *cache) stats() CacheStats {
 }
 
 func (c *cache) free() {
-	if c.freed.CompareAndSwap(false, true) {
+	if c.freed.CompareAndSwap(false, true) && !cachePool.keep(c) {
 		osfile.Free(c.all)
 	}
+}
+
+// cachePool keeps the mappings of a few closed caches that used few slots,
+// for the next cache of the same size: a program that opens a compressed
+// file, reads a little and closes it (a command, a request handler) would
+// otherwise map, fault in and unmap the cache every time, and the unmap
+// interrupts every core the process ran on to flush its TLB (with the page
+// faults, 30% of an open + first get + close of a compressed table of
+// 10,000 rows). A kept mapping is handed out exactly as a new one: its
+// hints and slot words zeroed, its slots' pages stale, which no reader
+// reads before a load writes them. Only a cache whose clock hand never
+// came round is kept: then no page was evicted, every hint written names
+// a slot below the hand with that slot's tag, and zeroing the hint group
+// of each such tag zeroes every hint. What the pool keeps resident is
+// bounded: at most poolMaps mappings, each of a cache that used at most
+// poolSlots slots (about 1.5 MB at 4 KiB pages in all).
+var cachePool mapPool
+
+type mapPool struct {
+	mu   sync.Mutex
+	maps [poolMaps][]byte
+}
+
+const (
+	poolMaps  = 4
+	poolSlots = 64
+)
+
+// take returns a kept mapping of size bytes, or nil.
+func (p *mapPool) take(size int) []byte {
+	p.mu.Lock()
+	for i, m := range p.maps {
+		if len(m) == size {
+			p.maps[i] = nil
+			p.mu.Unlock()
+			return m
+		}
+	}
+	p.mu.Unlock()
+	return nil
+}
+
+// keep zeroes and keeps c's mapping if c qualifies and there is room. c is
+// closed: no reader of its database runs (the C library's have drained;
+// Go's may not read after Close).
+func (p *mapPool) keep(c *cache) bool {
+	c.missMu.Lock()
+	reach := c.reach
+	c.missMu.Unlock()
+	if reach > poolSlots || reach >= c.nslots || wordsInGoHeap {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for i, m := range p.maps {
+		if m == nil {
+			for j := range reach {
+				if tag := c.words[j].tag.Load(); tag != 0 {
+					grp, _ := c.hintGroup(tag)
+					*grp = [hintWays]atomic.Uint64{}
+				}
+			}
+			clear(c.words[:reach])
+			p.maps[i] = c.all
+			return true
+		}
+	}
+	return false
 }

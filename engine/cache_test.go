@@ -458,3 +458,57 @@ func TestCacheStatsExact(t *testing.T) {
 		db.Close()
 	}
 }
+
+// A closed cache that used few slots keeps its mapping for the next cache of
+// its size, handed out as a new one would be: hints and slot words zero,
+// and every answer right. One that used many is unmapped.
+func TestCachePoolRecycles(t *testing.T) {
+	zero := func(b []byte) bool {
+		for _, x := range b {
+			if x != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	const n = 3000
+	const cacheBytes = 512 * 200 // 200 slots of 512 bytes
+	cachePool.mu.Lock()
+	cachePool.maps = [poolMaps][]byte{} // a clean pool
+	cachePool.mu.Unlock()
+	db, tbl := cacheDB(t, n, Compression{Kind: CompressZstd}, cacheBytes)
+	for i := 0; i < n; i += 997 { // a few leaves: a few slots
+		if v, err := tbl.Get(int64Key(int64(i))); err != nil || !bytes.Equal(v, wantVal(i)) {
+			t.Fatalf("get %d: %x, %v", i, v, err)
+		}
+	}
+	c := db.cache
+	if c.reach == 0 || c.reach > poolSlots {
+		t.Fatalf("reach %d", c.reach)
+	}
+	all := c.all
+	db.Close()
+	if cachePool.maps[0] == nil || &cachePool.maps[0][0] != &all[0] {
+		t.Fatal("the mapping was not kept")
+	}
+	db2, tbl2 := cacheDB(t, n, Compression{Kind: CompressZstd}, cacheBytes)
+	c2 := db2.cache
+	if &c2.all[0] != &all[0] || cachePool.maps[0] != nil {
+		t.Fatal("the kept mapping was not reused")
+	}
+	if !zero(c2.hintMem) {
+		t.Fatal("a reused mapping's hints and words are not zero")
+	}
+	for i := 0; i < n; i++ {
+		if v, err := tbl2.Get(int64Key(int64(i))); err != nil || !bytes.Equal(v, wantVal(i)) {
+			t.Fatalf("get %d after reuse: %x, %v", i, v, err)
+		}
+	}
+	if st := db2.CacheStats(); st.Misses == 0 || c2.reach <= poolSlots {
+		t.Fatalf("stats %+v, reach %d", st, c2.reach)
+	}
+	db2.Close() // used every slot: unmapped, not kept
+	if cachePool.maps[0] != nil {
+		t.Fatal("a cache that used many slots was kept")
+	}
+}

@@ -525,7 +525,7 @@ def _builtins(s: _Shared, get: Callable[..., Any], getitem: Callable[[Any], Any]
         return get, getitem, kill
     fn, fn_kill = L._py_fn, L._py_fn_kill  # held: after a fork L's are stubs
     vdec = s.vdec
-    made = [fn(c_uint64(s.hval), kind, kc.width, i, py_object(f), py_object(vdec))
+    made = [fn(c_uint64(s.hval), kind, i, py_object(f), py_object(vdec))
             for i, f in enumerate((get, getitem))]
     caps = [py_object(m.__self__[0]) for m in made]
 
