@@ -53,7 +53,7 @@ DATA = [
      "variant 10, 74 random bits; 16 bytes; values of 8–40 bytes."),
 ]
 LANGS = [("c", "C"), ("go", "Go"), ("python", "Python"), ("csharp", "C# (Mono)")]
-ORDER = ["drydb", "drydb_zstd", "array", "dict", "dictionary", "tinycdb", "lmdb", "bbolt", "sqlite", "sqlite_tuned",
+ORDER = ["drydb", "drydb_zstd", "drydb_zstd_hash", "array", "dict", "dictionary", "tinycdb", "lmdb", "bbolt", "sqlite", "sqlite_tuned",
          "rocksdb"]
 # reference peers of a language, tried after --ref: the first present gets the
 # bold row; each present one gets a ratio table (the floor last)
@@ -198,7 +198,8 @@ def summary_rows(res):
     """(label, data, store) of the summary's lines: drydb on every shape
     measured, then drydb_zstd on the shapes it ran on."""
     out = []
-    for store, suffix in (("drydb", ""), ("drydb_zstd", ", zstd pages")):
+    for store, suffix in (("drydb", ""), ("drydb_zstd", ", zstd pages"),
+                          ("drydb_zstd_hash", ", zstd pages + hash index")):
         for data, _, _ in DATA:
             if any(k[1] == data and k[3] == store for k in res):
                 out.append((data + suffix, data, store))
@@ -217,7 +218,7 @@ def summary(res, where):
         ops = [o for o in SUMMARY_OPS if any(k[0] == lang and k[4] == o and k[3] == ref for k in res)]
         if not lines or not ops:
             continue
-        zstd = any(st == "drydb_zstd" for _, _, st in lines)
+        zstd = any(st.startswith("drydb_zstd") for _, _, st in lines)
 
         def cell(data, store, op, base=ref):
             out = []
@@ -230,7 +231,7 @@ def summary(res, where):
         for label, data, store in lines:
             cells = [cell(data, store, o) for o in ops]
             if zstd:
-                cells.append(cell(data, store, "open_get", "drydb") if store == "drydb_zstd" else "")
+                cells.append(cell(data, store, "open_get", "drydb") if store.startswith("drydb_zstd") else "")
             t.append("| %s | %s |" % (label, " | ".join(cells)))
         vs = ("its floor, a sorted slice in memory (`[]int64`; `[]string` for string and UUID keys)"
               if ref == "array" else "LMDB" if lang != "python" else "py-lmdb")
@@ -272,7 +273,9 @@ def write_md(res, path, ref, src, shapes_png):
           "The rows of each shape are written once per run by `bench/shapes.py` (fixed seeds) and read by every "
           "language, so all stores of all languages load the same rows. N = 10,000 and 1,000,000. `drydb_zstd` is "
           "drydb's table with zstd pages (default level, no dictionary), measured on the dense and str16 rows "
-          "beside the same peers. Files are read with a warm OS cache.", "",
+          "beside the same peers; `drydb_zstd_hash` (C, str16) is the same with a hash index as well "
+          "(`DRYDB_HASH`: a compressed table gets one only when asked; the file column shows its size). "
+          "Files are read with a warm OS cache.", "",
           "| shape | keys and values |", "|---|---|"]
     L += ["| %s | %s |" % (d, text) for d, _, text in DATA]
     L += ["", "## Operations", "",
@@ -371,7 +374,7 @@ def update_readme(res, path):
 
 # ---------------------------------------------------------------- chart
 
-COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
+COLORS = {"drydb": "#d62728", "drydb_zstd": "#ff9896", "drydb_zstd_hash": "#e377c2", "array": "#7f7f7f", "dict": "#bcbd22", "dictionary": "#bcbd22",
           "tinycdb": "#8c564b", "lmdb": "#2ca02c", "sqlite": "#1f77b4", "sqlite_tuned": "#17becf",
           "rocksdb": "#9467bd", "bbolt": "#e377c2"}
 
