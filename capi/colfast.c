@@ -20,13 +20,7 @@
  * to where the guarded region began and Go answers from there, reporting
  * DRYDB_CORRUPT. The answers are the same either way; only the cost
  * differs. */
-/* Compiled for speed: the package's CFLAGS are -Os, for the code cgo
- * generates (the wrappers of the Go exports, each reached only on the way
- * into Go) and helpers.c; this file is the fast path. (-Os on all of it
- * made scans 1.6x slower; clang has no such pragma: -O2 there.) */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O2")
-#endif
+#define DRYDB__OWN_C /* -O2, not cdefs.h's -Os for cgo's code */
 #include <stdlib.h>
 #include <string.h>
 

@@ -14,13 +14,7 @@
  *
  * drydb__py_get* belong here too: they make the Python bytes object inside
  * the held, guarded region. */
-/* Compiled for speed: the package's CFLAGS are -Os, for the code cgo
- * generates (the wrappers of the Go exports, each reached only on the way
- * into Go) and helpers.c; this file is the fast path. (-Os on all of it
- * made scans 1.6x slower; clang has no such pragma: -O2 there.) */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("O2")
-#endif
+#define DRYDB__OWN_C /* -O2, not cdefs.h's -Os for cgo's code */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdlib.h>

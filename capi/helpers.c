@@ -3,6 +3,7 @@
  * drydb_errmsg() and drydb_strerror() cost no crossing into the Go runtime,
  * and thread-local storage is the C thread's own (a Go goroutine serving a
  * C call runs on the calling thread, so Go writes land in the right slot). */
+#define DRYDB__OWN_C /* -O2, not cdefs.h's -Os for cgo's code */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

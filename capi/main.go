@@ -19,16 +19,13 @@ package main
 // leave a fault by siglongjmp; a debugger's backtrace through one of their
 // frames is the cost. Windows keeps them: x64 exception handling needs them.
 //
-// They are built for size (-Os: the cgo-generated wrappers of the Go
-// exports, which only lead into Go, and helpers.c), but for fast.c,
-// colfast.c and copyout.c, which say "#pragma GCC optimize" for -O2: the
-// fast paths. Together with the cold attribute on setup and error
-// functions (DRYDB__COLD) this keeps 3 KB inside the size budget. clang
-// (macOS) has no such pragma, so it builds all of them -O2.
+// The C that cgo generates from the preambles is compiled for size, the
+// library's own C files -O2 (capi/cdefs.h says how and why); together with
+// the cold attribute on setup and error functions (DRYDB__COLD) this keeps
+// 3 KB inside the size budget.
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../include -Os
-#cgo darwin CFLAGS: -O2
+#cgo CFLAGS: -I${SRCDIR}/../include -O2
 #cgo linux CFLAGS: -fno-asynchronous-unwind-tables
 #cgo windows CFLAGS: -DDRYDB_BUILD
 #cgo windows LDFLAGS: -l:libwinpthread.a

@@ -175,11 +175,18 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 
 const slotChunk = 64
 
-// slot returns slot i, which must have been made (a hint or a map entry
-// names only slots that were loaded).
+// slot returns slot i. A map entry names only slots that were loaded; a
+// hint may name one whose chunk is not made, which a cache that had this
+// mapping before loaded (cachePool): such a slot reads as noSlot, empty
+// (tag 0, which no page has).
 func (c *cache) slot(i int32) *slot {
-	return &c.chunks[i/slotChunk].Load()[i%slotChunk]
+	if ch := c.chunks[i/slotChunk].Load(); ch != nil {
+		return &ch[i%slotChunk]
+	}
+	return &noSlot
 }
+
+var noSlot = slot{slotWords: new(slotWords)}
 
 // slotAt returns slot i, making its chunk first if needed (missMu held).
 func (c *cache) slotAt(i int32) *slot {
@@ -547,14 +554,13 @@ func (c *cache) free() {
 // otherwise map, fault in and unmap the cache every time, and the unmap
 // interrupts every core the process ran on to flush its TLB (with the page
 // faults, 30% of an open + first get + close of a compressed table of
-// 10,000 rows). A kept mapping is handed out exactly as a new one: its
-// hints and slot words zeroed, its slots' pages stale, which no reader
-// reads before a load writes them. Only a cache whose clock hand never
-// came round is kept: then no page was evicted, every hint written names
-// a slot below the hand with that slot's tag, and zeroing the hint group
-// of each such tag zeroes every hint. What the pool keeps resident is
-// bounded: at most poolMaps mappings, each of a cache that used at most
-// poolSlots slots (about 1.5 MB at 4 KiB pages in all).
+// 10,000 rows). A kept mapping is handed out with the words of the slots
+// used zeroed: its hints, which name only those slots, then name empty
+// ones (tag 0) and are hints of no page, as an evicted page's are; its
+// slots' pages are stale, and no reader reads a slot before a load writes
+// it. What the pool keeps resident is bounded: at most poolMaps mappings,
+// each of a cache that used at most poolSlots slots (about 1.5 MB at 4 KiB
+// pages in all).
 var cachePool mapPool
 
 type mapPool struct {
@@ -570,38 +576,31 @@ const (
 // take returns a kept mapping of size bytes, or nil.
 func (p *mapPool) take(size int) []byte {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	for i, m := range p.maps {
 		if len(m) == size {
 			p.maps[i] = nil
-			p.mu.Unlock()
 			return m
 		}
 	}
-	p.mu.Unlock()
 	return nil
 }
 
-// keep zeroes and keeps c's mapping if c qualifies and there is room. c is
-// closed: no reader of its database runs (the C library's have drained;
-// Go's may not read after Close).
+// keep keeps c's mapping, its slot words zeroed, if c used few slots and
+// there is room. c is closed: no reader of its database runs (the C
+// library's have drained; Go's may not read after Close).
 func (p *mapPool) keep(c *cache) bool {
 	c.missMu.Lock()
 	reach := c.reach
 	c.missMu.Unlock()
-	if reach > poolSlots || reach >= c.nslots || wordsInGoHeap {
+	if reach > poolSlots || wordsInGoHeap {
 		return false
 	}
+	clear(c.words[:reach])
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, m := range p.maps {
 		if m == nil {
-			for j := range reach {
-				if tag := c.words[j].tag.Load(); tag != 0 {
-					grp, _ := c.hintGroup(tag)
-					*grp = [hintWays]atomic.Uint64{}
-				}
-			}
-			clear(c.words[:reach])
 			p.maps[i] = c.all
 			return true
 		}
