@@ -593,10 +593,10 @@ func (p *mapPool) keep(c *cache) bool {
 	c.missMu.Lock()
 	reach := c.reach
 	c.missMu.Unlock()
-	if reach > poolSlots || wordsInGoHeap {
+	if reach > poolSlots {
 		return false
 	}
-	clear(c.words[:reach])
+	clear(c.words[:reach]) // (in the Go heap under -race: the next cache has its own)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, m := range p.maps {
