@@ -138,7 +138,7 @@ func newCache(bytes int64, pageSize int) (*cache, error) {
 	// come first, so they stay aligned to the page size.
 	pages := int(n) * pageSize
 	size := pages + hn*8 + int(n)*wsize
-	all := cachePool.take(size)
+	all := cachePool.take(size, pageSize)
 	pooled := all != nil
 	if !pooled {
 		var err error
@@ -565,7 +565,15 @@ var cachePool mapPool
 
 type mapPool struct {
 	mu   sync.Mutex
-	maps [poolMaps][]byte
+	maps [poolMaps]keptMap
+}
+
+// keptMap is a kept mapping and its cache's page size: the two fix the
+// cache's layout (slots, hints, words), which a reused mapping's stale
+// hints must match.
+type keptMap struct {
+	mem []byte
+	ps  int
 }
 
 const (
@@ -573,14 +581,15 @@ const (
 	poolSlots = 64
 )
 
-// take returns a kept mapping of size bytes, or nil.
-func (p *mapPool) take(size int) []byte {
+// take returns a kept mapping of a cache of size bytes and page size ps,
+// or nil.
+func (p *mapPool) take(size, ps int) []byte {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, m := range p.maps {
-		if len(m) == size {
-			p.maps[i] = nil
-			return m
+		if len(m.mem) == size && m.ps == ps {
+			p.maps[i] = keptMap{}
+			return m.mem
 		}
 	}
 	return nil
@@ -600,8 +609,8 @@ func (p *mapPool) keep(c *cache) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i, m := range p.maps {
-		if m == nil {
-			p.maps[i] = c.all
+		if m.mem == nil {
+			p.maps[i] = keptMap{c.all, c.ps}
 			return true
 		}
 	}

@@ -475,7 +475,7 @@ func TestCachePoolRecycles(t *testing.T) {
 	const n = 3000
 	const cacheBytes = 512 * 200 // 200 slots of 512 bytes
 	cachePool.mu.Lock()
-	cachePool.maps = [poolMaps][]byte{} // a clean pool
+	cachePool.maps = [poolMaps]keptMap{} // a clean pool
 	cachePool.mu.Unlock()
 	db, tbl := cacheDB(t, n, Compression{Kind: CompressZstd}, cacheBytes)
 	for i := 0; i < n; i += 997 { // a few leaves: a few slots
@@ -489,12 +489,12 @@ func TestCachePoolRecycles(t *testing.T) {
 	}
 	all := c.all
 	db.Close()
-	if cachePool.maps[0] == nil || &cachePool.maps[0][0] != &all[0] {
+	if cachePool.maps[0].mem == nil || &cachePool.maps[0].mem[0] != &all[0] {
 		t.Fatal("the mapping was not kept")
 	}
 	db2, tbl2 := cacheDB(t, n, Compression{Kind: CompressZstd}, cacheBytes)
 	c2 := db2.cache
-	if &c2.all[0] != &all[0] || cachePool.maps[0] != nil {
+	if &c2.all[0] != &all[0] || cachePool.maps[0].mem != nil {
 		t.Fatal("the kept mapping was not reused")
 	}
 	if !zero(c2.hintMem[len(c2.hints)*8:]) {
@@ -509,7 +509,22 @@ func TestCachePoolRecycles(t *testing.T) {
 		t.Fatalf("stats %+v, reach %d", st, c2.reach)
 	}
 	db2.Close() // used every slot: unmapped, not kept
-	if cachePool.maps[0] != nil {
+	if cachePool.maps[0].mem != nil {
 		t.Fatal("a cache that used many slots was kept")
+	}
+}
+
+// A kept mapping goes only to a cache of its size and page size: the two fix
+// the layout its stale hints were written for.
+func TestCachePoolMatchesLayout(t *testing.T) {
+	saved := cachePool.maps
+	defer func() { cachePool.maps = saved }()
+	mem := make([]byte, 4096)
+	cachePool.maps = [poolMaps]keptMap{{mem, 512}}
+	if cachePool.take(4096, 1024) != nil || cachePool.take(8192, 512) != nil {
+		t.Fatal("a kept mapping went to a cache of another layout")
+	}
+	if m := cachePool.take(4096, 512); m == nil || &m[0] != &mem[0] || cachePool.maps[0].mem != nil {
+		t.Fatal("the kept mapping was not handed out")
 	}
 }
