@@ -123,8 +123,17 @@ void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
  * follow (the next call's exclusive bound), else None; the ASK sentinel
  * (an error, a batch it leaves to the binding: read it the other way) or
  * NULL with Python's exception set. */
-enum { DRYDB__PY_BYTES = 0, DRYDB__PY_STR = 1, DRYDB__PY_I64 = 2, DRYDB__PY_U64 = 3 };
+enum { DRYDB__PY_BYTES = 0, DRYDB__PY_STR = 1, DRYDB__PY_I64 = 2, DRYDB__PY_U64 = 3, DRYDB__PY_UUID = 4 };
 int drydb__py_init_rows(void *const *fns, size_t n, void *none);
+/* DRYDB__PY_UUID keys are uuid.UUID objects, once drydb__py_init_uuid has
+ * been given, after drydb__py_init_rows, CPython's PyType_GenericAlloc and
+ * _PyLong_FromByteArray, the class uuid.UUID and uuid.SafeUUID.unknown
+ * (fns, n = 4, in that order), and the byte offsets of the class's int and
+ * is_safe slots, which the caller has found in a UUID. It returns a new
+ * reference to the UUID of the 16 bytes of probe, made as the keys will be
+ * (to compare with uuid.UUID(bytes=probe) before asking for any), NULL
+ * with Python's exception set, or the ASK sentinel for bad arguments. */
+void *drydb__py_init_uuid(void *const *fns, size_t n, size_t off_int, size_t off_safe, const uint8_t *probe);
 void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, int what, int kind);
 

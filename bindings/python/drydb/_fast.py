@@ -99,8 +99,10 @@ _MAX_ARG = c_size_t(_BATCH)
 # 100), while long scans soon pay one call per 256 rows.
 _GROWTH = tuple((n, c_size_t(n)) for n in (16, 32, 64, 128, _BATCH))
 # Key kinds whose objects drydb__py_range makes (capi/drydb_bindings.h's
-# DRYDB__PY_*): raw keys (kind -1) and bytes as bytes, strings, int64/uint64
+# DRYDB__PY_*): raw keys (kind -1) and bytes as bytes, strings, int64/uint64,
+# and uuid.UUID where the library makes them (L.UUID)
 _PY_KINDS = {-1: 0, KEY_BYTES: 0, KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
+_PY_KINDS_UUID = {**_PY_KINDS, KEY_UUID: 4}
 # drydb__py_fn's fast key types by kind (the same DRYDB__PY_* numbers); bytes,
 # raw and uuid tables take bytes (kind 0)
 _FN_KINDS = {KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
@@ -769,10 +771,12 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
     kdec = kc.decode
     lrange, lcw, lpr = L._copy_range, L._count_word, L._py_range
     ask = _WORD_ASK
-    # keys C makes into objects (drydb__py_range); others (UUIDs, ULIDs,
+    # keys C makes into objects (drydb__py_range): UUIDs too where the
+    # library was given what it makes them with (L.UUID); others (ULIDs,
     # floats, composites) come as bytes and are decoded here
-    pkind = _PY_KINDS.get(kind, 0)
-    kpost = None if kind in _PY_KINDS else kdec
+    kinds = _PY_KINDS_UUID if L.UUID else _PY_KINDS
+    pkind = kinds.get(kind, 0)
+    kpost = None if kind in kinds else kdec
     pask = L.PY_ASK
 
     def kill(stub: Callable[..., Any]) -> None:

@@ -33,9 +33,10 @@ import os
 import sys
 import sysconfig
 import threading
+import uuid
 from ctypes import (Structure, byref, c_char, c_char_p, c_int, c_int32, c_int64,
                     c_uint8, c_uint32, c_uint64)
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from ._errors import FORKED, ForkError, LibraryError, error_class
 
@@ -98,7 +99,7 @@ _RESTYPES = {"version": None, "version_string": c_char_p, "strerror": c_char_p,
              "_get_word_i64": c_uint64, "_get_word_u64": c_uint64, "_count_word": c_uint64,
              "_count_word_i64": c_uint64, "_count_word_u64": c_uint64,
              "_py_get": ctypes.py_object, "_py_range": ctypes.py_object,
-             "_py_fn": ctypes.py_object}
+             "_py_fn": ctypes.py_object, "_py_init_uuid": ctypes.py_object}
 _NAMES = [
     "version", "version_string", "strerror", "errmsg",
     "open", "open_memory", "close", "verify", "info", "meta_get", "table_count",
@@ -117,7 +118,7 @@ _NAMES = [
     # copy-out reads (drydb/_copy.py) that every read but a view goes through
     "_get_word", "_get_word_i64", "_get_word_u64", "_count_word", "_count_word_i64",
     "_count_word_u64", "_py_init", "_py_get", "_py_init_rows", "_py_range",
-    "_py_init_fn", "_py_fn", "_py_fn_kill",
+    "_py_init_fn", "_py_fn", "_py_fn_kill", "_py_init_uuid",
     "_copy_get", "_copy_get_many", "_copy_range", "_copy_at", "_copy_index_get",
     "_copy_cursor_get", "_copy_cursor_batch", "_copy_meta", "_copy_table_name",
     "_copy_index_name",
@@ -224,10 +225,15 @@ _py_range: Any
 _py_init_fn: Any
 _py_fn: Any
 _py_fn_kill: Any
+_py_init_uuid: Any
 
 #: Whether get and [] of tables are builtin functions of the library
 #: (drydb__py_fn, see _fast.py); set at load.
 FN = False
+
+#: Whether drydb__py_range makes uuid.UUID keys itself (drydb__py_init_uuid);
+#: set at load.
+UUID = False
 
 #: What drydb__py_get* return besides bytes (capi/fast.c): the key is absent;
 #: ask drydb_get (an error, or an answer that is not bytes).
@@ -281,6 +287,47 @@ def _init_fn(init: Any) -> None:
     _FN_DOCS[:] = [b"get($self, key, default=None, view=False)\n--\n\n" + (Table.get.__doc__ or "").encode(),
                    b"__getitem__($self, key, /)\n--\n\nThe value of key; KeyError if absent."]
     FN = init(arr, ctypes.c_size_t(len(addrs)), ctypes.c_char_p(_FN_DOCS[0]), ctypes.c_char_p(_FN_DOCS[1])) == 0
+
+
+def _uuid_slots() -> Optional[Tuple[int, int]]:
+    """The byte offsets of uuid.UUID's int and is_safe slots, found in a
+    UUID made by uuid.UUID itself, or None where a UUID is not the plain
+    object of a class with those two slots (and a weak reference's) that
+    drydb__py_init_uuid makes."""
+    U = uuid.UUID
+    if type(U) is not type or U.__new__ is not object.__new__ or U.__dictoffset__ != 0 \
+            or set(U.__dict__.get("__slots__", ())) != {"int", "is_safe", "__weakref__"}:
+        return None
+    word = ctypes.sizeof(ctypes.c_void_p)
+    probe = U(int=0x0123456789ABCDEF0123456789ABCDEF)
+    words = list((ctypes.c_void_p * (U.__basicsize__ // word)).from_address(id(probe)))
+    offs = [o * word for o, v in enumerate(words) if o >= 2 and v == id(probe.int)]
+    safe = [o * word for o, v in enumerate(words) if o >= 2 and v == id(probe.is_safe)]
+    if len(offs) != 1 or len(safe) != 1 or U.__weakrefoffset__ in (offs[0], safe[0]):
+        return None
+    return offs[0], safe[0]
+
+
+def _init_uuid(init: Any) -> None:
+    """Hands drydb__py_init_uuid what it makes UUIDs with, where objects are
+    laid out as it expects (_fn_layout_ok, _uuid_slots) and CPython exports
+    _PyLong_FromByteArray; UUID says whether its probe matched
+    uuid.UUID(bytes=). Elsewhere UUID keys are made in Python."""
+    global UUID
+    api = ctypes.pythonapi
+    try:
+        fns = [ctypes.cast(f, ctypes.c_void_p).value for f in (api.PyType_GenericAlloc, api._PyLong_FromByteArray)]
+    except AttributeError:
+        return
+    slots = _uuid_slots() if _fn_layout_ok() else None
+    if slots is None:
+        return
+    arr = (ctypes.c_void_p * 4)(*fns, id(uuid.UUID), id(uuid.SafeUUID.unknown))
+    probe = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")  # (range is drydb_range here)
+    u = init(arr, ctypes.c_size_t(4), ctypes.c_size_t(slots[0]), ctypes.c_size_t(slots[1]), probe)
+    want = uuid.UUID(bytes=probe)
+    UUID = type(u) is uuid.UUID and u == want and u.int == want.int and u.is_safe is uuid.SafeUUID.unknown \
+        and str(u) == str(want) and hash(u) == hash(want)
 
 
 def _candidates() -> List[str]:
@@ -366,6 +413,7 @@ def load() -> None:
             if rc:
                 raise LibraryError("drydb: %s: drydb__py_init_rows failed (%d)" % (cand, rc))
             _init_fn(g["_py_init_fn"])
+            _init_uuid(g["_py_init_uuid"])
             _path, _version, _pid = cand, v, os.getpid()
             if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
                 os.register_at_fork(after_in_child=_poison)

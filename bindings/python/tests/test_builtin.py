@@ -1,10 +1,13 @@
 """get and [] as builtin functions of the library (drydb__py_fn, _fast._builtins):
 every answer and every error equal to the Python closure's they fall back to,
-on every key kind; closed, forked and collected tables."""
+on every key kind; closed, forked and collected tables. And the uuid.UUID keys
+the library makes for scans (drydb__py_init_uuid): equal in every way to
+uuid.UUID(bytes=)'s."""
 
 import enum
 import gc
 import os
+import pickle
 import subprocess
 import sys
 import uuid
@@ -39,6 +42,11 @@ def path(tmp_path_factory):
         b.table("j", key="string", codec="json").add_many(("k%03d" % i, {"n": i}) for i in range(100))
         b.table("e", key="string").add_many([("", b"empty key"), ("\u00e9t\u00e9", b"")])
         b.table("f", key="float64").add_many((i / 2, b"f") for i in range(10))
+        # every byte value in every position, the ends of the unsigned 128-bit
+        # range, more rows than a batch
+        w = {uuid.UUID(int=0), uuid.UUID(int=2 ** 128 - 1), uuid.UUID(int=2 ** 127), uuid.UUID(int=2 ** 64 - 1)}
+        w |= {uuid.UUID(bytes=bytes((i * 37 + j * 11) % 256 for j in range(16))) for i in range(700)}
+        b.table("ids", key="uuid").add_many((x, b"%d" % x.int) for x in sorted(w))
     return p, u
 
 
@@ -166,3 +174,61 @@ def test_off_by_environment(path):
     env = dict(os.environ, DRYDB_PY_BUILTIN="0")
     r = subprocess.run([sys.executable, "-c", code, p], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_uuid_keys_made_here():
+    """On this CPython the library makes UUID keys (else the tests below
+    check the Python decoder only)."""
+    if sys.implementation.name != "cpython" or os.environ.get("DRYDB_PY_BUILTIN") == "0":
+        pytest.skip("CPython with builtins on only")
+    _lib.load()
+    assert _lib.UUID
+
+
+def _same_uuid(k, want):
+    assert type(k) is uuid.UUID and k == want and k.int == want.int and k.bytes == want.bytes
+    assert str(k) == str(want) and hash(k) == hash(want) and k.is_safe is uuid.SafeUUID.unknown
+    assert k.version == want.version and k.variant == want.variant and k < uuid.UUID(int=2 ** 128 - 1) or k == want
+    assert pickle.loads(pickle.dumps(k)) == want and weakref.ref(k)() is k
+    with pytest.raises(TypeError):
+        k.int = 5  # immutable, as any UUID
+
+
+def test_uuid_scans(path):
+    p, _ = path
+    with drydb.open(p) as db:
+        t = db["ids"]
+        want = sorted(uuid.UUID(bytes=bytes((i * 37 + j * 11) % 256 for j in range(16))) for i in range(700))
+        want = sorted(set(want) | {uuid.UUID(int=0), uuid.UUID(int=2 ** 128 - 1), uuid.UUID(int=2 ** 127),
+                                   uuid.UUID(int=2 ** 64 - 1)})
+        rows = list(t.items())
+        assert len(rows) == len(want) > 256
+        for (k, v), w in zip(rows, want):
+            _same_uuid(k, w)
+            assert v == b"%d" % w.int
+        assert [k for k, _ in t.range(reverse=True)] == want[::-1]
+        mid = want[len(want) // 2]
+        assert [k for k, _ in t.range(mid, want[-3])] == want[len(want) // 2:-3]
+        assert [k for k, _ in t.range(mid.bytes)][:5] == want[len(want) // 2:len(want) // 2 + 5]
+        assert t[want[-1]] == b"%d" % (2 ** 128 - 1)
+
+
+def test_uuid_references(path):
+    """Each key holds one reference to SafeUUID.unknown and its own int,
+    released with it; the garbage collector sees them."""
+    p, _ = path
+    unknown = uuid.SafeUUID.unknown
+    with drydb.open(p) as db:
+        t = db["ids"]
+        list(t.keys())
+        gc.collect()
+        before = sys.getrefcount(unknown)
+        keys = list(t.keys())
+        assert sys.getrefcount(unknown) == before + len(keys)
+        k = keys[3]
+        assert gc.is_tracked(k) and any(r is k.int for r in gc.get_referents(k))
+        made = uuid.UUID(bytes=k.bytes)
+        assert sys.getrefcount(k.int) == sys.getrefcount(made.int)  # the slot's, the call's
+        del keys, k, made
+        gc.collect()
+        assert sys.getrefcount(unknown) == before
