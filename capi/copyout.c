@@ -457,20 +457,48 @@ struct py_method_def {
     const char *doc;
 };
 
+enum { PY_FN_GET, PY_FN_GETITEM, PY_FN_BATCH };
+
 struct py_fn_state {
     uint64_t h;
-    int kind;     /* DRYDB__PY_BYTES, _STR, _I64, _U64 */
-    int getitem;  /* [] (one argument) rather than get */
-    int dead;     /* killed: every call takes the fallback */
+    int kind;    /* DRYDB__PY_*: the keys taken (get, []) or made (batch) */
+    int flavour; /* PY_FN_* */
+    int dead;    /* killed: every call takes the fallback */
 };
 
 static const char py_fn_cap[] = "drydb.fn";
+
+/* A scan's batch: batch(lo, lok, hi, hik, flags, max, what), lo and hi
+ * bytes, the rest ints, is drydb__py_range with the table's key kind. */
+static void *py_batch(const struct py_fn_state *st, void *const *items, void *const *args, ptrdiff_t nargs,
+                      void *kwnames) {
+    long long v[7];
+    char *b[2];
+    ptrdiff_t bl[2];
+    if (st->dead || kwnames != NULL || nargs != 7) goto slow;
+    for (int i = 0; i < 7; i++) {
+        void *o = args[i], *type = ((void *const *)o)[1];
+        int over;
+        if (i == 0 || i == 2) {
+            if (type != pyf.bytes || pyf.as_bytes(o, &b[i / 2], &bl[i / 2]) < 0) goto slow;
+        } else if (type != pyf.int_ || ((v[i] = pyf.as_ll(o, &over)), over) || v[i] < 0 || v[i] > 1 << 30) {
+            goto slow; /* the fallback's checks and errors */
+        }
+    }
+    return drydb__py_range((drydb_table *)(uintptr_t)st->h, (const uint8_t *)b[0], (size_t)bl[0], (int)v[1],
+                           (const uint8_t *)b[1], (size_t)bl[1], (int)v[3], (uint32_t)v[4], (size_t)v[5], (int)v[6],
+                           st->kind);
+slow:
+    return pyf.vcall(items[1], args, (size_t)nargs, kwnames);
+}
 
 static void *py_fn_call(void *self, void *const *args, ptrdiff_t nargs, void *kwnames) {
     void *const *items = (void *const *)self + 3;
     struct py_fn_state *st = pyf.cap_ptr(items[0], py_fn_cap);
     if (st == NULL) return NULL;
-    if (st->dead || kwnames != NULL || nargs < 1 || nargs > (st->getitem ? 1 : 3) ||
+    if (st->flavour == PY_FN_BATCH) return py_batch(st, items, args, nargs, kwnames);
+    int getitem = st->flavour == PY_FN_GETITEM;
+    if (st->dead || kwnames != NULL || nargs < 1 || nargs > (getitem ? 1 : 3) ||
         (nargs == 3 && args[2] != pyf.false_))
         goto slow;
     void *key = args[0], *type = ((void *const *)key)[1];
@@ -502,7 +530,7 @@ static void *py_fn_call(void *self, void *const *args, ptrdiff_t nargs, void *kw
     }
     void *o = py_get_key((drydb_table *)(uintptr_t)st->h, k, (size_t)kl);
     if (o == NULL) return NULL; /* MemoryError */
-    if (o == py_missing && !st->getitem) {
+    if (o == py_missing && !getitem) {
         py.decref(o);
         o = nargs >= 2 ? args[1] : py.none;
         py_incref(o);
@@ -522,9 +550,10 @@ slow:
     return pyf.vcall(items[1], args, (size_t)nargs, kwnames);
 }
 
-static struct py_method_def py_fn_defs[2] = {
+static struct py_method_def py_fn_defs[3] = {
     {"get", (void *)py_fn_call, 0x0080 | 0x0002, NULL},
     {"__getitem__", (void *)py_fn_call, 0x0080 | 0x0002, NULL},
+    {"batch", (void *)py_fn_call, 0x0080 | 0x0002, NULL},
 };
 
 DRYDB__COLD static void py_fn_free(void *cap) { free(pyf.cap_ptr(cap, py_fn_cap)); }
@@ -540,12 +569,13 @@ DRYDB__COLD EXPORT int drydb__py_init_fn(void *const *fns, size_t n, const char 
     return DRYDB_OK;
 }
 
-DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int getitem, void *fallback, void *vdec) {
-    if (pyf.cfunc == NULL || kind < DRYDB__PY_BYTES || kind > DRYDB__PY_U64 || fallback == NULL || vdec == NULL)
+DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int flavour, void *fallback, void *vdec) {
+    if (pyf.cfunc == NULL || flavour < PY_FN_GET || flavour > PY_FN_BATCH || kind < DRYDB__PY_BYTES ||
+        kind > (flavour == PY_FN_BATCH ? DRYDB__PY_UUID : DRYDB__PY_U64) || fallback == NULL || vdec == NULL)
         return py_sentinel(DRYDB_INVALID);
     struct py_fn_state *st = calloc(1, sizeof *st);
     if (st == NULL) return py_sentinel(DRYDB_NOMEM);
-    *st = (struct py_fn_state){h, kind, getitem != 0, 0};
+    *st = (struct py_fn_state){h, kind, flavour, 0};
     void *cap = pyf.cap_new(st, py_fn_cap, py_fn_free), *self, *fn = NULL;
     if (cap == NULL) {
         free(st);
@@ -560,7 +590,7 @@ DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int getitem, void *f
     py.tuple_set(self, 0, cap);
     py.tuple_set(self, 1, fallback);
     py.tuple_set(self, 2, vdec);
-    fn = pyf.cfunc(&py_fn_defs[getitem != 0], self, NULL);
+    fn = pyf.cfunc(&py_fn_defs[flavour], self, NULL);
     py.decref(self);
     return fn; /* NULL: Python's exception */
 }

@@ -146,15 +146,17 @@ void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokin
  * the two builtins' docs (kept alive by the caller). The caller has checked
  * the object layout the builtins read (the type at word 1, a tuple's items
  * from word 3). drydb__py_fn returns a new builtin for table handle h:
- * get(key, default=None, view=False) (getitem 0) or [] (1), answering keys
+ * get(key, default=None, view=False) (flavour 0) or [] (1), answering keys
  * of type kind (DRYDB__PY_*: bytes, str, int for _I64 and _U64) and calling
  * fallback, a callable of the same
  * signature, with anything else; vdec (a callable, or None) decodes the
- * values it finds. NULL with Python's exception set, or the ASK sentinel
+ * values it finds. Flavour 2 is a scan's batch(lo, lok, hi, hik, flags,
+ * max, what): drydb__py_range's answer with keys made as kind says (any
+ * DRYDB__PY_*), for lo and hi bytes and the rest ints (else the fallback). NULL with Python's exception set, or the ASK sentinel
  * for bad arguments. drydb__py_fn_kill(cap), cap a builtin's
  * __self__[0], makes every later call of it take the fallback. */
 int drydb__py_init_fn(void *const *fns, size_t n, const char *get_doc, const char *getitem_doc);
-void *drydb__py_fn(uint64_t h, int kind, int getitem, void *fallback, void *vdec);
+void *drydb__py_fn(uint64_t h, int kind, int flavour, void *fallback, void *vdec);
 int drydb__py_fn_kill(void *cap);
 
 /* drydb__warm_threads makes n (at most 256) threads call into Go once and

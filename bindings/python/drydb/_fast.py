@@ -215,6 +215,7 @@ class TablePaths:
     count: Callable[..., int]
     range: Callable[[Any, Any, Any, bool, int], Iterator[Any]]
     prefix: Callable[[Any, bool, int], Iterator[Any]]
+    batch: Callable[..., Any]  # a scan's batch call (a builtin where L.FN; tests reach it here)
     kill: Callable[[Callable[..., Any]], None]
 
     def __init__(self, t: Any) -> None:
@@ -351,7 +352,7 @@ def _build(paths: TablePaths, t: Any) -> None:
     contains, kill_contains = _contains(s)
     count, kill_count = _count(s)
     get_many, kill_many = _get_many(s)
-    range_, prefix, kill_scans = _scans(s)
+    range_, prefix, paths.batch, kill_scans = _scans(s)
     kills = (kill_slow, kill_get, kill_contains, kill_count, kill_many, kill_scans)
 
     def kill(stub: Callable[..., Any]) -> None:
@@ -761,7 +762,7 @@ def _get_many(s: _Shared) -> Tuple[Callable[..., List[Any]], Callable[..., None]
     return get_many, kill
 
 
-def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iterator[Any]],
+def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iterator[Any]], Callable[..., Any],
                                  Callable[..., None]]:
     """range and prefix scans (keys, values, items)."""
     kc, vdec, harg, fail = s.kc, s.vdec, s.harg, s.fail
@@ -778,10 +779,27 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
     pkind = kinds.get(kind, 0)
     kpost = None if kind in kinds else kdec
     pask = L.PY_ASK
+    fn_kill = L._py_fn_kill  # held: after a fork L's are stubs
+
+    def batch_slow(lo: bytes, lok: int, hi: bytes, hik: int, flags: int, size: int, what: int) -> Any:
+        """drydb__py_range's batch through ctypes (lpr is read at each call:
+        kill() swaps it for a stub)."""
+        return lpr(harg, lo, len(lo), lok, hi, len(hi), hik, flags, c_size_t(size), what, pkind)
+
+    # the batch call as a builtin of the library where it makes them (as get:
+    # ~250 ns of ctypes' argument conversion less a call, three calls for the
+    # first 100 rows of a range); it calls batch_slow once killed
+    batch, batch_cap = batch_slow, None
+    if L.FN:
+        made = L._py_fn(c_uint64(s.hval), pkind, 2, py_object(batch_slow), py_object(None))
+        if isinstance(made, _BUILTIN):
+            batch, batch_cap = made, py_object(made.__self__[0])
 
     def kill(stub: Callable[..., Any]) -> None:
         nonlocal lrange, lcw, lpr
         lrange = lcw = lpr = stub
+        if batch_cap is not None:
+            fn_kill(batch_cap)
 
     def batches(lo: bytes, lok: int, hi: bytes, hik: int, reverse: bool,
                 what: int) -> Iterator[Any]:
@@ -809,7 +827,7 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
                     step += 1
             # the batch's rows made in C: no Python frame a row (but a
             # decoder's, for keys C leaves as bytes, and a codec's)
-            r = lpr(harg, lo, len(lo), lok, hi, len(hi), hik, flags, maxarg, what, pkind)
+            r = batch(lo, lok, hi, hik, flags, size, what)
             if r is not pask:
                 rows, last = r
                 if rows:
@@ -872,7 +890,7 @@ def _scans(s: _Shared) -> Tuple[Callable[..., Iterator[Any]], Callable[..., Iter
         lo, lok, hi, hik = prefix_bounds(encp(p))
         return _rows(batches(lo, lok, hi, hik, reverse, what))
 
-    return range_, prefix, kill
+    return range_, prefix, batch, kill
 
 
 def _decoded(rows: List[Any], what: int, kd: Any, vd: Any) -> List[Any]:
