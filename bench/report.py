@@ -401,7 +401,9 @@ def columnar_section(path):
          "`bench/python/columnar.py`: %s rows of int64 keys and 13-byte values (string keys `key-%%08d` for "
          "the `_str` rows), built from NumPy/Arrow columns and read back into columns; `lmdb_put` is py-lmdb's "
          "`putmulti` of the same sorted rows, `add_many` and `get_many_rows` drydb's row API, all in the same "
-         "run. Medians of the repetitions, wall time and the process's CPU time (load average %s)." %
+         "run. Medians of the repetitions, wall time and the process's CPU time (load average %s). Reads are "
+         "the steady state (three calls untimed first, then the median of nine or more); `get_many_cols_first` "
+         "is the first call after open, which faults the file's pages in." %
          (format(recs[0]["rows"], ","), recs[0].get("loadavg", "?")), "",
          "| operation | ns a %s, wall | ns, CPU | per second | target |" % "row or key", "|---|---:|---:|---:|---|"]
     for r in recs:
