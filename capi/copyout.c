@@ -306,11 +306,16 @@ DRYDB__COLD EXPORT int drydb__py_init_rows(void *const *fns, size_t n, void *non
  * against it (drydb__py_init_uuid's probe) before asking for any. */
 typedef void *(*py_alloc_fn)(void *type, ptrdiff_t n);
 typedef void *(*py_from_bytes_fn)(const uint8_t *b, size_t n, int little_endian, int is_signed);
+/* _PyLong_AsByteArray, which 3.13 gave a sixth argument, with_exceptions */
+typedef int (*py_to_bytes5_fn)(void *v, uint8_t *b, size_t n, int little_endian, int is_signed);
+typedef int (*py_to_bytes6_fn)(void *v, uint8_t *b, size_t n, int little_endian, int is_signed, int with_exceptions);
 
 static struct {
     py_alloc_fn alloc;
     py_from_bytes_fn from_bytes;
     void *type, *unknown; /* uuid.UUID, uuid.SafeUUID.unknown */
+    void *to_bytes; /* NULL: get's builtin leaves UUID keys to the fallback */
+    int to_bytes6;  /* it takes six arguments */
     size_t off_int, off_safe;
 } pyu;
 
@@ -325,23 +330,6 @@ static void *py_uuid(const uint8_t *k) {
     memcpy((char *)u + pyu.off_int, &i, sizeof i);
     memcpy((char *)u + pyu.off_safe, &pyu.unknown, sizeof i);
     return u;
-}
-
-DRYDB__COLD EXPORT void *drydb__py_init_uuid(void *const *fns, size_t n, size_t off_int, size_t off_safe,
-                                              const uint8_t *probe) {
-    size_t w = sizeof(void *);
-    if (py.list_new == NULL || fns == NULL || n != 4 || probe == NULL || off_int == off_safe || off_int < 2 * w ||
-        off_safe < 2 * w || off_int % w || off_safe % w)
-        return py_sentinel(DRYDB_INVALID);
-    for (size_t i = 0; i < n; i++)
-        if (fns[i] == NULL) return py_sentinel(DRYDB_INVALID);
-    pyu.alloc = (py_alloc_fn)fns[0];
-    pyu.from_bytes = (py_from_bytes_fn)fns[1];
-    pyu.type = fns[2];
-    pyu.unknown = fns[3];
-    pyu.off_int = off_int;
-    pyu.off_safe = off_safe;
-    return py_uuid(probe);
 }
 
 /* A key as the object of its kind: DRYDB__PY_* (drydb_bindings.h). */
@@ -468,6 +456,43 @@ struct py_fn_state {
 
 static const char py_fn_cap[] = "drydb.fn";
 
+/* The 16 bytes of UUID u (type checked by the caller) into b; 0 if it
+ * cannot say (an error is left to the fallback to raise properly). */
+static int py_uuid_bytes(void *u, uint8_t b[16]) {
+    void *i;
+    memcpy(&i, (char *)u + pyu.off_int, sizeof i);
+    if (pyu.to_bytes == NULL || i == NULL || ((void *const *)i)[1] != pyf.int_ ||
+        (pyu.to_bytes6 ? ((py_to_bytes6_fn)pyu.to_bytes)(i, b, 16, 0, 0, 1)
+                       : ((py_to_bytes5_fn)pyu.to_bytes)(i, b, 16, 0, 0)) < 0) {
+        if (pyf.clear != NULL) pyf.clear();
+        return 0;
+    }
+    return 1;
+}
+
+DRYDB__COLD EXPORT void *drydb__py_init_uuid(void *const *fns, size_t n, size_t off_int, size_t off_safe,
+                                              int to_bytes_args, const uint8_t *probe) {
+    size_t w = sizeof(void *);
+    if (py.list_new == NULL || fns == NULL || n != 5 || probe == NULL || off_int == off_safe || off_int < 2 * w ||
+        off_safe < 2 * w || off_int % w || off_safe % w || (to_bytes_args != 5 && to_bytes_args != 6))
+        return py_sentinel(DRYDB_INVALID);
+    for (size_t i = 0; i < n; i++)
+        if (fns[i] == NULL) return py_sentinel(DRYDB_INVALID);
+    pyu.alloc = (py_alloc_fn)fns[0];
+    pyu.from_bytes = (py_from_bytes_fn)fns[1];
+    pyu.type = fns[2];
+    pyu.unknown = fns[3];
+    pyu.off_int = off_int;
+    pyu.off_safe = off_safe;
+    pyu.to_bytes = NULL;
+    void *u = py_uuid(probe);
+    uint8_t b[16];
+    pyu.to_bytes = fns[4];
+    pyu.to_bytes6 = to_bytes_args == 6;
+    if (u == NULL || !py_uuid_bytes(u, b) || memcmp(b, probe, 16) != 0) pyu.to_bytes = NULL;
+    return u;
+}
+
 /* A scan's batch: batch(lo, lok, hi, hik, flags, max, what), lo and hi
  * bytes, the rest ints, is drydb__py_range with the table's key kind. */
 static void *py_batch(const struct py_fn_state *st, void *const *items, void *const *args, ptrdiff_t nargs,
@@ -504,12 +529,16 @@ static void *py_fn_call(void *self, void *const *args, ptrdiff_t nargs, void *kw
     void *key = args[0], *type = ((void *const *)key)[1];
     const uint8_t *k;
     ptrdiff_t kl = 8;
-    uint8_t buf[8];
-    if (st->kind == DRYDB__PY_STR || st->kind == DRYDB__PY_BYTES) {
+    uint8_t buf[16];
+    if (st->kind == DRYDB__PY_UUID && type == pyu.type) { /* a UUID table's (bytes: below) */
+        if (!py_uuid_bytes(key, buf)) goto slow;
+        k = buf;
+        kl = 16;
+    } else if (st->kind == DRYDB__PY_STR || st->kind == DRYDB__PY_BYTES || st->kind == DRYDB__PY_UUID) {
         char *s;
         if (type == pyf.str && st->kind == DRYDB__PY_STR) {
             s = (char *)pyf.as_utf8(key, &kl);
-        } else if (type == pyf.bytes && st->kind == DRYDB__PY_BYTES) {
+        } else if (type == pyf.bytes && st->kind != DRYDB__PY_STR) {
             if (pyf.as_bytes(key, &s, &kl) < 0) s = NULL;
         } else {
             goto slow;
@@ -571,7 +600,7 @@ DRYDB__COLD EXPORT int drydb__py_init_fn(void *const *fns, size_t n, const char 
 
 DRYDB__COLD EXPORT void *drydb__py_fn(uint64_t h, int kind, int flavour, void *fallback, void *vdec) {
     if (pyf.cfunc == NULL || flavour < PY_FN_GET || flavour > PY_FN_BATCH || kind < DRYDB__PY_BYTES ||
-        kind > (flavour == PY_FN_BATCH ? DRYDB__PY_UUID : DRYDB__PY_U64) || fallback == NULL || vdec == NULL)
+        kind > DRYDB__PY_UUID || (kind == DRYDB__PY_UUID && pyu.type == NULL) || fallback == NULL || vdec == NULL)
         return py_sentinel(DRYDB_INVALID);
     struct py_fn_state *st = calloc(1, sizeof *st);
     if (st == NULL) return py_sentinel(DRYDB_NOMEM);

@@ -126,14 +126,19 @@ void *drydb__py_get(drydb_table *t, const uint8_t *key, size_t klen);
 enum { DRYDB__PY_BYTES = 0, DRYDB__PY_STR = 1, DRYDB__PY_I64 = 2, DRYDB__PY_U64 = 3, DRYDB__PY_UUID = 4 };
 int drydb__py_init_rows(void *const *fns, size_t n, void *none);
 /* DRYDB__PY_UUID keys are uuid.UUID objects, once drydb__py_init_uuid has
- * been given, after drydb__py_init_rows, CPython's PyType_GenericAlloc and
- * _PyLong_FromByteArray, the class uuid.UUID and uuid.SafeUUID.unknown
- * (fns, n = 4, in that order), and the byte offsets of the class's int and
- * is_safe slots, which the caller has found in a UUID. It returns a new
- * reference to the UUID of the 16 bytes of probe, made as the keys will be
- * (to compare with uuid.UUID(bytes=probe) before asking for any), NULL
- * with Python's exception set, or the ASK sentinel for bad arguments. */
-void *drydb__py_init_uuid(void *const *fns, size_t n, size_t off_int, size_t off_safe, const uint8_t *probe);
+ * been given, after drydb__py_init_fn, CPython's PyType_GenericAlloc and
+ * _PyLong_FromByteArray, the class uuid.UUID, uuid.SafeUUID.unknown and
+ * _PyLong_AsByteArray (fns, n = 5, in that order; to_bytes_args: 5, or 6
+ * from 3.13 on), and the byte offsets of the class's int and is_safe
+ * slots, which the caller has found in a UUID. It returns a new reference
+ * to the UUID of the 16 bytes of probe, made as the keys will be (to
+ * compare with uuid.UUID(bytes=probe) before asking for any), NULL with
+ * Python's exception set, or the ASK sentinel for bad arguments. get's
+ * builtin of a UUID table (drydb__py_fn's kind DRYDB__PY_UUID) then takes
+ * uuid.UUID keys (exactly that class) besides their 16 bytes, unless
+ * _PyLong_AsByteArray did not give the probe's bytes back. */
+void *drydb__py_init_uuid(void *const *fns, size_t n, size_t off_int, size_t off_safe, int to_bytes_args,
+                          const uint8_t *probe);
 void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokind, const uint8_t *hi,
                       size_t hilen, int hikind, uint32_t flags, size_t max, int what, int kind);
 
@@ -147,7 +152,8 @@ void *drydb__py_range(drydb_table *t, const uint8_t *lo, size_t lolen, int lokin
  * the object layout the builtins read (the type at word 1, a tuple's items
  * from word 3). drydb__py_fn returns a new builtin for table handle h:
  * get(key, default=None, view=False) (flavour 0) or [] (1), answering keys
- * of type kind (DRYDB__PY_*: bytes, str, int for _I64 and _U64) and calling
+ * of type kind (DRYDB__PY_*: bytes, str, int for _I64 and _U64, bytes and
+ * uuid.UUID for _UUID) and calling
  * fallback, a callable of the same
  * signature, with anything else; vdec (a callable, or None) decodes the
  * values it finds. Flavour 2 is a scan's batch(lo, lok, hi, hik, flags,

@@ -103,8 +103,9 @@ _GROWTH = tuple((n, c_size_t(n)) for n in (16, 32, 64, 128, _BATCH))
 # and uuid.UUID where the library makes them (L.UUID)
 _PY_KINDS = {-1: 0, KEY_BYTES: 0, KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
 _PY_KINDS_UUID = {**_PY_KINDS, KEY_UUID: 4}
-# drydb__py_fn's fast key types by kind (the same DRYDB__PY_* numbers); bytes,
-# raw and uuid tables take bytes (kind 0)
+# drydb__py_fn's fast key types by kind (the same DRYDB__PY_* numbers); bytes
+# and raw tables take bytes (kind 0), uuid tables bytes and uuid.UUID (4)
+# where the library reads UUIDs (L.UUID), else bytes
 _FN_KINDS = {KEY_STRING: 1, KEY_INT64: 2, KEY_UINT64: 3}
 _BUILTIN = type(len)
 # A batch's buffers: its keys, its values (grown for a row that does not fit)
@@ -519,12 +520,14 @@ def _builtins(s: _Shared, get: Callable[..., Any], getitem: Callable[[Any], Any]
     """get and [] as builtin functions of the library (drydb__py_fn, see
     capi/copyout.c) where this Python allows them (``L.FN``) and the key kind
     has a fast type: str for string tables, bytes for bytes, raw and uuid
-    ones, int for int64/uint64. A call through ctypes costs ~250 ns before
+    ones (uuid.UUID too where ``L.UUID``), int for int64/uint64. A call through ctypes costs ~250 ns before
     the library is reached, a builtin's ~30. The builtin answers keys of the
     fast type itself and calls the closure for everything else (and once
     killed, for every call)."""
     kc = s.kc
-    kind = 0 if kc.raw or kc.kind in (KEY_BYTES, KEY_UUID) else _FN_KINDS.get(kc.kind)
+    kind = 0 if kc.raw or kc.kind == KEY_BYTES else _FN_KINDS.get(kc.kind)
+    if kc.kind == KEY_UUID and not kc.raw:  # 16 bytes, and uuid.UUID where the library reads them
+        kind = 4 if L.UUID else 0
     if not L.FN or kind is None:
         return get, getitem, kill
     fn, fn_kill = L._py_fn, L._py_fn_kill  # held: after a fork L's are stubs

@@ -309,22 +309,27 @@ def _uuid_slots() -> Optional[Tuple[int, int]]:
 
 
 def _init_uuid(init: Any) -> None:
-    """Hands drydb__py_init_uuid what it makes UUIDs with, where objects are
-    laid out as it expects (_fn_layout_ok, _uuid_slots) and CPython exports
-    _PyLong_FromByteArray; UUID says whether its probe matched
-    uuid.UUID(bytes=). Elsewhere UUID keys are made in Python."""
+    """Hands drydb__py_init_uuid what it makes and reads UUIDs with, where
+    the builtins are on (FN: objects laid out as it expects), uuid.UUID has
+    its slots where _uuid_slots finds them and CPython exports
+    _PyLong_FromByteArray and _PyLong_AsByteArray; UUID says whether its
+    probe matched uuid.UUID(bytes=). Elsewhere UUID keys are made in Python
+    and a UUID table's get takes uuid.UUID keys through the closure."""
     global UUID
     api = ctypes.pythonapi
     try:
-        fns = [ctypes.cast(f, ctypes.c_void_p).value for f in (api.PyType_GenericAlloc, api._PyLong_FromByteArray)]
+        fns = [ctypes.cast(f, ctypes.c_void_p).value
+               for f in (api.PyType_GenericAlloc, api._PyLong_FromByteArray, api._PyLong_AsByteArray)]
     except AttributeError:
         return
-    slots = _uuid_slots() if _fn_layout_ok() else None
+    slots = _uuid_slots() if FN else None
     if slots is None:
         return
-    arr = (ctypes.c_void_p * 4)(*fns, id(uuid.UUID), id(uuid.SafeUUID.unknown))
+    arr = (ctypes.c_void_p * 5)(fns[0], fns[1], id(uuid.UUID), id(uuid.SafeUUID.unknown), fns[2])
     probe = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")  # (range is drydb_range here)
-    u = init(arr, ctypes.c_size_t(4), ctypes.c_size_t(slots[0]), ctypes.c_size_t(slots[1]), probe)
+    # _PyLong_AsByteArray took a sixth argument (with_exceptions) in 3.13
+    args = 6 if sys.version_info >= (3, 13) else 5
+    u = init(arr, ctypes.c_size_t(5), ctypes.c_size_t(slots[0]), ctypes.c_size_t(slots[1]), args, probe)
     want = uuid.UUID(bytes=probe)
     UUID = type(u) is uuid.UUID and u == want and u.int == want.int and u.is_safe is uuid.SafeUUID.unknown \
         and str(u) == str(want) and hash(u) == hash(want)

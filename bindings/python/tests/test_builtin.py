@@ -50,6 +50,18 @@ def path(tmp_path_factory):
     return p, u
 
 
+class SubUUID(uuid.UUID):
+    pass
+
+
+def _odd_uuid(i):
+    """A UUID whose int slot holds what UUID() never puts there (the builtin
+    must leave it to the closure, whatever that makes of it)."""
+    x = uuid.UUID(int=0)
+    object.__setattr__(x, "int", i)
+    return x
+
+
 def _outcome(f, *args, **kw):
     try:
         r = f(*args, **kw)
@@ -66,7 +78,8 @@ def _keys(name, u):
         "b": [b"k000", b"k299", b"k300", b"k" * 5000],
         "i": [-150, 149, 150, -151, 2 ** 31, -(2 ** 31) - 1],
         "u": [0, 598, 599, 2 ** 32],
-        "id": [u[0], u[7].bytes, u[7].bytes[:15], uuid.UUID(int=1), uuid.UUID(int=1).bytes],
+        "id": [u[0], u[7].bytes, u[7].bytes[:15], uuid.UUID(int=1), uuid.UUID(int=1).bytes, SubUUID(int=u[3].int),
+               _odd_uuid(-1), _odd_uuid(2 ** 128), _odd_uuid(2 ** 200), _odd_uuid("x"), _odd_uuid(u[5].int)],
         "j": ["k000", "k099", "k100"],
         "e": ["", "\u00e9t\u00e9", "\u00e9"],
         "f": [0.5, 1, 2.25],
