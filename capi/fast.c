@@ -587,6 +587,15 @@ static inline size_t heads_end(const uint8_t *p, size_t n, const uint8_t *key, s
     return lo;
 }
 
+enum { HEADS_COUNT = 16 };
+
+/* How many of the heads lo..lo+len-1 (len at most HEADS_COUNT) are < hk. */
+static inline size_t heads_below(const uint8_t *heads, size_t lo, size_t len, uint32_t hk) {
+    size_t c = 0;
+    for (size_t i = 0; i < len; i++) c += u32be(heads + 4 * (lo + i)) < hk;
+    return c;
+}
+
 /* heads_lower is the engine's headsLower: among entries from..n-1 of a
  * page that carries heads, the first whose key is >= key (> key with
  * after set); whole keys are compared only among equal heads. */
@@ -597,14 +606,16 @@ static size_t heads_lower(const uint8_t *p, size_t n, const uint8_t *key, size_t
     if (heads_start(p, n, key, klen, from, &hk, &lo)) return lo;
     const uint8_t *heads = p + DRYDB__PAGE_HDR + 2 * n + DRYDB__HEADS_HDR;
     /* the first head >= hk, branch-free (a conditional move per step: the
-     * branches of a plain binary search over random keys mispredict) */
-    while (len > 1) {
+     * branches of a plain binary search over random keys mispredict). The
+     * answer lies in lo..lo+len. Halving waits for each step's load; the
+     * last HEADS_COUNT or fewer heads are counted instead (those < hk: the
+     * answer is lo plus their number), their loads all at once. */
+    while (len > HEADS_COUNT) {
         size_t half = len >> 1;
         lo = u32be(heads + 4 * (lo + half - 1)) < hk ? lo + half : lo;
         len -= half;
     }
-    lo += u32be(heads + 4 * lo) < hk;
-    return heads_end(p, n, key, klen, hk, lo, after);
+    return heads_end(p, n, key, klen, hk, lo + heads_below(heads, lo, len, hk), after);
 }
 
 /* heads_lower of two keys in one page (count's bounds): the two searches
@@ -626,14 +637,14 @@ static void heads_lower2(const uint8_t *p, size_t n, const uint8_t *const key[2]
     }
     const uint8_t *heads = p + DRYDB__PAGE_HDR + 2 * n + DRYDB__HEADS_HDR;
     size_t a = from, b = from, len = n - from;
-    while (len > 1) {
+    while (len > HEADS_COUNT) {
         size_t half = len >> 1;
         a = u32be(heads + 4 * (a + half - 1)) < hk[0] ? a + half : a;
         b = u32be(heads + 4 * (b + half - 1)) < hk[1] ? b + half : b;
         len -= half;
     }
-    a += u32be(heads + 4 * a) < hk[0];
-    b += u32be(heads + 4 * b) < hk[1];
+    a += heads_below(heads, a, len, hk[0]);
+    b += heads_below(heads, b, len, hk[1]);
     out[0] = heads_end(p, n, key[0], klen[0], hk[0], a, after);
     out[1] = heads_end(p, n, key[1], klen[1], hk[1], b, after);
 }

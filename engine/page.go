@@ -209,21 +209,34 @@ func headsLower(p []byte, key []byte, from int, after bool) (int, bool) {
 	return lo, eq
 }
 
+// headsCount is how many heads headsFirst counts rather than halves
+// (capi/fast.c's HEADS_COUNT).
+const headsCount = 16
+
 // headsFirst returns the first entry in [from, n) whose head is >= h, or n
 // (from < n). The step is branch-free by construction, a mask from the
 // compare's sign bit: the branch of a plain binary search over random keys
 // mispredicts half the time, and Go 1.26 compiled the conditional add of
 // the earlier loop into such a branch, not a conditional move (measured:
-// 60% of a string get's time in this loop).
+// 60% of a string get's time in this loop). The answer lies in
+// [lo, lo+size]. Each halving waits for its load; the last headsCount or
+// fewer heads are counted instead (the answer is lo plus those < h), their
+// loads independent.
 func headsFirst(heads []byte, from, n int, h uint32) int {
 	lo := from
-	for size := n - from; size > 1; {
+	size := n - from
+	for size > headsCount {
 		half := size >> 1
 		less := int((uint64(be.Uint32(heads[4*(lo+half-1):])) - uint64(h)) >> 63) // 1 when that head < h
 		lo += half & -less
 		size -= half
 	}
-	return lo + int((uint64(be.Uint32(heads[4*lo:]))-uint64(h))>>63)
+	w := heads[4*lo : 4*(lo+size)]
+	c := 0
+	for i := 0; i+4 <= len(w); i += 4 {
+		c += int((uint64(be.Uint32(w[i:])) - uint64(h)) >> 63)
+	}
+	return lo + c
 }
 
 // branchRow returns the child holding row n of the subtree (rows counted

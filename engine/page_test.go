@@ -118,3 +118,43 @@ func TestSearch8(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadsFirst checks the head search (halving, then counting the last
+// headsCount or fewer) against sort.Search: every count of heads on both
+// sides of headsCount, searches from entry 0 and 1, heads with runs of equal
+// values and at the ends of the uint32 range, and every probe between.
+func TestHeadsFirst(t *testing.T) {
+	r := rand.New(rand.NewSource(16))
+	for n := 1; n <= 4*headsCount+3; n++ {
+		for _, dup := range []int{1, 3} { // dup 3: runs of equal heads
+			hs := make([]uint32, n)
+			for i := range hs {
+				switch {
+				case i == 0 && n > 2:
+					hs[i] = 0
+				case i == n-1 && n > 2:
+					hs[i] = math.MaxUint32
+				default:
+					hs[i] = uint32(r.Intn(40*n/dup)) * uint32(dup) * 1000
+				}
+			}
+			sort.Slice(hs, func(i, j int) bool { return hs[i] < hs[j] })
+			heads := make([]byte, 4*n)
+			for i, h := range hs {
+				binary.BigEndian.PutUint32(heads[4*i:], h)
+			}
+			probes := []uint32{0, 1, math.MaxUint32, math.MaxUint32 - 1}
+			for _, h := range hs {
+				probes = append(probes, h, h-1, h+1)
+			}
+			for from := 0; from <= 1 && from < n; from++ {
+				for _, h := range probes {
+					want := from + sort.Search(n-from, func(i int) bool { return hs[from+i] >= h })
+					if got := headsFirst(heads, from, n, h); got != want {
+						t.Fatalf("n %d from %d dup %d head %d: got %d, want %d", n, from, dup, h, got, want)
+					}
+				}
+			}
+		}
+	}
+}
