@@ -329,7 +329,10 @@ def _init_uuid(init: Any) -> None:
     probe = bytes.fromhex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")  # (range is drydb_range here)
     # _PyLong_AsByteArray took a sixth argument (with_exceptions) in 3.13
     args = 6 if sys.version_info >= (3, 13) else 5
-    u = init(arr, ctypes.c_size_t(5), ctypes.c_size_t(slots[0]), ctypes.c_size_t(slots[1]), args, probe)
+    try:
+        u = init(arr, ctypes.c_size_t(5), ctypes.c_size_t(slots[0]), ctypes.c_size_t(slots[1]), args, probe)
+    except Exception:  # noqa: BLE001 - the probe could not be made (MemoryError): keys decoded in Python
+        return
     want = uuid.UUID(bytes=probe)
     UUID = type(u) is uuid.UUID and u == want and u.int == want.int and u.is_safe is uuid.SafeUUID.unknown \
         and str(u) == str(want) and hash(u) == hash(want)
